@@ -1,0 +1,2 @@
+//! The futhark-rs command line.
+fn main() {}

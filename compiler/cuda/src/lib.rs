@@ -1,0 +1,1 @@
+//! Kernel IR to CUDA C and the cudarc runtime. (Issue 5; not yet built.)

@@ -1,0 +1,1 @@
+//! Lexer, error-tolerant parser and AST with spans.

@@ -1,0 +1,1 @@
+//! Test blocks of Futhark test programs: parsed into data the conformance runner executes.
