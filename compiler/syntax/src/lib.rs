@@ -1,1 +1,9 @@
-//! Lexer, error-tolerant parser and AST with spans.
+//! Lexer, error-tolerant parser and AST with spans for the Futhark language.
+//!
+//! **Invariant:** parsing never fails and never panics. [`parse`] always returns a
+//! [`SourceFile`] plus the list of syntax errors it recovered from.
+
+pub mod ast;
+pub mod span;
+
+pub use span::{FileId, LineIndex, Span};
