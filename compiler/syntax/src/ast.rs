@@ -313,7 +313,7 @@ pub enum SizeExp {
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum TypeArg {
     Size(SizeExp),
-    Type(TypeExp),
+    Type(Box<TypeExp>),
 }
 
 // ---------------------------------------------------------------------------------------------
