@@ -4,6 +4,8 @@
 //! [`SourceFile`] plus the list of syntax errors it recovered from.
 
 pub mod ast;
+pub mod diagnostic;
 pub mod span;
 
+pub use diagnostic::{Diagnostic, Label, Severity};
 pub use span::{FileId, LineIndex, Span};
