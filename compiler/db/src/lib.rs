@@ -1,1 +1,17 @@
-//! The salsa database.
+//! The salsa database every face of futhark-rs asks: source files are inputs, each compiler
+//! stage is a tracked query, and diagnostics are plain data accumulated by the queries.
+//!
+//! **Invariant:** queries never fail; a missing file, a parse error or an import that cannot
+//! be resolved becomes a [`Diagnostic`](futhark_syntax::Diagnostic), never a panic.
+
+mod database;
+mod files;
+mod queries;
+pub mod render;
+
+pub use database::{Database, ExecutionLog};
+pub use files::{Db, File};
+pub use queries::{
+    Diag, ImportGraph, ResolvedImport, file_diagnostics, import_graph, imports, parse,
+    resolve_import_path,
+};

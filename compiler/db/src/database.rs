@@ -1,0 +1,139 @@
+//! The one concrete database: salsa storage plus the registry mapping paths to file inputs.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, PoisonError};
+
+use futhark_syntax::FileId;
+use salsa::Setter;
+
+use crate::files::{Db, File};
+use crate::queries::normalize_path;
+
+/// Records which queries executed, from salsa's event stream; tests use it to prove that an
+/// edit re-runs only what depends on it.
+#[derive(Clone, Default)]
+pub struct ExecutionLog {
+    entries: Arc<Mutex<Option<Vec<String>>>>,
+}
+
+impl ExecutionLog {
+    /// Starts (or restarts) recording.
+    pub fn enable(&self) {
+        *self.lock() = Some(Vec::new());
+    }
+
+    /// The queries executed since the last call, as `query(File(Id(..)))` strings.
+    pub fn take(&self) -> Vec<String> {
+        self.lock().as_mut().map(std::mem::take).unwrap_or_default()
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, Option<Vec<String>>> {
+        self.entries.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    fn push(&self, entry: String) {
+        if let Some(log) = self.lock().as_mut() {
+            log.push(entry);
+        }
+    }
+}
+
+#[derive(Default)]
+struct Registry {
+    by_path: HashMap<PathBuf, File>,
+    by_id: HashMap<FileId, File>,
+    next_id: u32,
+}
+
+#[salsa::db]
+#[derive(Clone)]
+pub struct Database {
+    storage: salsa::Storage<Self>,
+    registry: Arc<Mutex<Registry>>,
+    log: ExecutionLog,
+}
+
+impl Default for Database {
+    fn default() -> Self {
+        let log = ExecutionLog::default();
+        let sink = log.clone();
+        Database {
+            storage: salsa::Storage::new(Some(Box::new(move |event| {
+                if let salsa::EventKind::WillExecute { database_key } = event.kind {
+                    sink.push(format!("{database_key:?}"));
+                }
+            }))),
+            registry: Arc::default(),
+            log,
+        }
+    }
+}
+
+impl Database {
+    pub fn new() -> Database {
+        Database::default()
+    }
+
+    /// The log of executed queries (disabled until [`ExecutionLog::enable`]).
+    pub fn log(&self) -> &ExecutionLog {
+        &self.log
+    }
+
+    fn registry(&self) -> std::sync::MutexGuard<'_, Registry> {
+        self.registry.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    fn register(&self, path: PathBuf, text: String) -> File {
+        let mut reg = self.registry();
+        let id = FileId(reg.next_id);
+        reg.next_id += 1;
+        let file = File::new(self, path.clone(), text, id);
+        reg.by_path.insert(path, file);
+        reg.by_id.insert(id, file);
+        file
+    }
+
+    /// Sets the text of the file at `path` (an editor buffer, a REPL cell, a test fixture),
+    /// creating the input if needed. Only queries depending on this file re-run.
+    pub fn set_file(&mut self, path: impl AsRef<Path>, text: impl Into<String>) -> File {
+        let path = normalize_path(path.as_ref());
+        let existing = self.registry().by_path.get(&path).copied();
+        match existing {
+            Some(file) => {
+                file.set_text(self).to(text.into());
+                file
+            }
+            None => self.register(path, text.into()),
+        }
+    }
+
+    /// All files the database knows, in the order they were added.
+    pub fn files(&self) -> Vec<File> {
+        let reg = self.registry();
+        let mut files: Vec<File> = reg.by_id.values().copied().collect();
+        files.sort_by_key(|f| f.id(self).0);
+        files
+    }
+}
+
+#[salsa::db]
+impl salsa::Database for Database {}
+
+#[salsa::db]
+impl Db for Database {
+    fn load_file(&self, path: &Path) -> Option<File> {
+        let path = normalize_path(path);
+        if let Some(file) = self.registry().by_path.get(&path) {
+            return Some(*file);
+        }
+        // Reading from disk inside a query is untracked: a file that appears later is picked up
+        // when the caller sets it explicitly (the LSP does so for every buffer it sees).
+        let text = std::fs::read_to_string(&path).ok()?;
+        Some(self.register(path, text))
+    }
+
+    fn file_by_id(&self, id: FileId) -> Option<File> {
+        self.registry().by_id.get(&id).copied()
+    }
+}

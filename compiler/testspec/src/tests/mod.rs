@@ -1,0 +1,1 @@
+//! Unit tests: one minimal fixture per syntax form.
