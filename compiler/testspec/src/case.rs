@@ -33,6 +33,10 @@ pub(crate) fn run_case(c: &mut Cursor<'_>, index: usize) -> Result<RunCase, Spec
     })
 }
 
+/// Words that cannot be case tags: they start other constructs (the reference accepts
+/// `output` and `auto` as tags; rejecting them gives clearer errors for a missing `input`).
+const NOT_TAGS: &[&str] = &["structure", "output", "auto"];
+
 /// Reads tag words up to and including the keyword `input`.
 fn case_tags(c: &mut Cursor<'_>) -> Result<Vec<String>, SpecError> {
     let mut tags = Vec::new();
@@ -40,7 +44,7 @@ fn case_tags(c: &mut Cursor<'_>) -> Result<Vec<String>, SpecError> {
         c.skip_ws();
         let word = c.peek_word();
         let followed_by_colon = c.rest()[word.len()..].starts_with(':');
-        if word.is_empty() || word == "structure" || followed_by_colon {
+        if word.is_empty() || NOT_TAGS.contains(&word) || followed_by_colon {
             return Err(c.unexpected("a case tag or `input`"));
         }
         c.take_word();

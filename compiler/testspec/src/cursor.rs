@@ -34,7 +34,9 @@ impl<'a> Cursor<'a> {
 
     /// The 1-based source line of the cursor.
     pub fn line(&self) -> u32 {
-        self.lines.get(self.row).map_or(self.last_line, |l| l.number)
+        self.lines
+            .get(self.row)
+            .map_or(self.last_line, |l| l.number)
     }
 
     /// The unread rest of the current line ("" past the end).
@@ -185,15 +187,15 @@ impl<'a> Cursor<'a> {
         Err(SpecError::new(line, ErrorKind::UnclosedString))
     }
 
-    /// Reads `{ ... }` starting at `{` and returns the text between the braces, comment
-    /// prefixes removed, lines joined by `\n`, trimmed. Nested braces are balanced; braces in
-    /// string literals are ignored.
+    /// Reads `{ ... }` starting at `{` and returns the text between the braces: comment
+    /// prefixes removed, each line trimmed, lines joined by `\n`, blank ends dropped. Nested
+    /// braces are balanced; braces in string literals (which end on their line) are ignored.
     pub fn braced(&mut self, what: &'static str) -> Result<String, SpecError> {
         let open_line = self.line();
         if !self.eat_char('{') {
             return Err(self.unexpected("`{`"));
         }
-        let mut out = String::new();
+        let mut out: Vec<&str> = Vec::new();
         let mut depth = 0usize;
         while self.row < self.lines.len() {
             let rest = self.rest();
@@ -213,9 +215,9 @@ impl<'a> Cursor<'a> {
                     '"' => in_string = true,
                     '{' => depth += 1,
                     '}' if depth == 0 => {
-                        out.push_str(&rest[..i]);
+                        out.push(rest[..i].trim());
                         self.bump(i + 1);
-                        return Ok(out.trim().to_string());
+                        return Ok(out.join("\n").trim().to_string());
                     }
                     '}' => depth -= 1,
                     _ => {}
@@ -224,8 +226,7 @@ impl<'a> Cursor<'a> {
             if in_string {
                 return Err(SpecError::new(self.line(), ErrorKind::UnclosedString));
             }
-            out.push_str(rest);
-            out.push('\n');
+            out.push(rest.trim());
             self.next_line();
         }
         Err(SpecError::new(open_line, ErrorKind::UnclosedBrace { what }))

@@ -16,7 +16,10 @@
 //! Deliberate differences from the reference parser (all more permissive or more explicit):
 //! every block may carry tags, structure and warning checks (the reference only reads them in
 //! the first block and silently ignores later blocks that have them); structure and warning
-//! lines may be interleaved; unparseable later blocks are errors here, not silently dropped.
+//! lines may be interleaved; unparseable later blocks are errors here, not silently dropped;
+//! `output` and `auto` are not accepted as case tags (so a case missing `input` is reported
+//! where it goes wrong). As in the reference, only the exact line `-- ==` separates: `--==`
+//! and `-- -- ==` do not start a block.
 
 mod block;
 mod case;

@@ -121,11 +121,13 @@ impl TestSpec {
 
     /// Property entry points named by `property:` blocks.
     pub fn properties(&self) -> impl Iterator<Item = &str> {
-        self.blocks.iter().flat_map(|b| match &b.body {
-            BlockBody::Property { names } => names.as_slice(),
-            _ => &[],
-        })
-        .map(String::as_str)
+        self.blocks
+            .iter()
+            .flat_map(|b| match &b.body {
+                BlockBody::Property { names } => names.as_slice(),
+                _ => &[],
+            })
+            .map(String::as_str)
     }
 }
 

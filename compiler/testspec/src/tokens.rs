@@ -81,7 +81,10 @@ pub(crate) fn metrics(text: &str) -> Result<Vec<(String, u64)>, ErrorKind> {
                 let n = n.ok_or_else(|| ErrorKind::BadMetrics(format!("`{pair}`")))?;
                 Ok((name.to_string(), n))
             }
-            _ => Err(ErrorKind::BadMetrics(format!("`{}` has no count", pair.join(" ")))),
+            _ => Err(ErrorKind::BadMetrics(format!(
+                "`{}` has no count",
+                pair.join(" ")
+            ))),
         })
         .collect()
 }
