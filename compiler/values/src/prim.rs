@@ -142,7 +142,9 @@ impl fmt::Display for PrimType {
 
 /// The error of parsing a [`PrimType`] from a string that names no primitive type.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-#[error("unknown primitive type `{0}` (expected one of i8 i16 i32 i64 u8 u16 u32 u64 f16 f32 f64 bool)")]
+#[error(
+    "unknown primitive type `{0}` (expected one of i8 i16 i32 i64 u8 u16 u32 u64 f16 f32 f64 bool)"
+)]
 pub struct UnknownPrimType(pub String);
 
 impl FromStr for PrimType {
