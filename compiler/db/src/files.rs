@@ -12,6 +12,7 @@ pub struct File {
     pub path: PathBuf,
     #[returns(ref)]
     pub text: String,
+    #[returns(copy)]
     pub id: FileId,
 }
 

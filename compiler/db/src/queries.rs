@@ -54,8 +54,8 @@ pub fn normalize_path(path: &Path) -> PathBuf {
         match component {
             Component::CurDir => {}
             Component::ParentDir => {
-                let popped = matches!(out.components().next_back(), Some(Component::Normal(_)))
-                    && out.pop();
+                let popped =
+                    matches!(out.components().next_back(), Some(Component::Normal(_))) && out.pop();
                 if !popped {
                     out.push("..");
                 }
@@ -79,7 +79,10 @@ pub fn imports(db: &dyn Db, file: File) -> Vec<ResolvedImport> {
             Diag(Diagnostic::error(
                 "import-not-found",
                 lit.span,
-                format!("the prelude may not be imported explicitly: \"{}\"", lit.value),
+                format!(
+                    "the prelude may not be imported explicitly: \"{}\"",
+                    lit.value
+                ),
             ))
             .accumulate(db);
             None
@@ -150,7 +153,10 @@ pub fn import_graph(db: &dyn Db, root: File) -> ImportGraph {
                         Diag(Diagnostic::error(
                             "import-cycle",
                             dep.span,
-                            format!("import cycle: \"{}\" imports itself, directly or indirectly", dep.written),
+                            format!(
+                                "import cycle: \"{}\" imports itself, directly or indirectly",
+                                dep.written
+                            ),
                         ))
                         .accumulate(db);
                     }

@@ -258,7 +258,10 @@ pub enum SpecKind {
         def: Option<TypeExp>,
     },
     /// `module name : mt`
-    Module { name: Ident, sig: SigExp },
+    Module {
+        name: Ident,
+        sig: SigExp,
+    },
     /// `include mt`
     Include(SigExp),
     Error,
@@ -283,7 +286,10 @@ pub enum TypeExpKind {
     /// `{f: t, …}`
     Record(Vec<(Ident, TypeExp)>),
     /// `[size]elem`
-    Array { size: SizeExp, elem: Box<TypeExp> },
+    Array {
+        size: SizeExp,
+        elem: Box<TypeExp>,
+    },
     /// `*t`
     Unique(Box<TypeExp>),
     /// Type constructor application `t [n] a`.
@@ -297,7 +303,10 @@ pub enum TypeExpKind {
     /// `#c t… | #d t…`
     Sum(Vec<(Ident, Vec<TypeExp>)>),
     /// `?[n][m].t`
-    Existential { sizes: Vec<Ident>, ty: Box<TypeExp> },
+    Existential {
+        sizes: Vec<Ident>,
+        ty: Box<TypeExp>,
+    },
     Error,
 }
 
@@ -471,7 +480,10 @@ pub enum ExpKind {
         rhs: Box<Exp>,
     },
     /// `(op)` or ``(`f`)``
-    OpSection { op: QualName, backticked: bool },
+    OpSection {
+        op: QualName,
+        backticked: bool,
+    },
     /// `(e op)`
     LeftSection {
         op: QualName,
@@ -548,7 +560,10 @@ pub enum ExpKind {
         body: Box<Exp>,
     },
     /// `assert cond body`
-    Assert { cond: Box<Exp>, body: Box<Exp> },
+    Assert {
+        cond: Box<Exp>,
+        body: Box<Exp>,
+    },
     /// `#[attr] e`
     Attr(Attr, Box<Exp>),
     /// An expression that could not be parsed; a diagnostic was reported.
