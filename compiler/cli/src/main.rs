@@ -2,14 +2,23 @@
 //! compiler crates.
 
 mod check;
+mod data;
+mod dataset;
+mod engine;
 mod paths;
+mod run;
+mod test;
 
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
 #[derive(Parser)]
-#[command(name = "futhark-rs", version, about = "Futhark compiler toolchain in Rust")]
+#[command(
+    name = "futhark-rs",
+    version,
+    about = "Futhark compiler toolchain in Rust"
+)]
 struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -19,11 +28,24 @@ struct Cli {
 enum Command {
     /// Check programs for errors: parse, resolve imports (type checking lands with the checker).
     Check(check::CheckArgs),
+    /// Run the test cases in programs' `-- ==` blocks (the conformance runner).
+    Test(test::TestArgs),
+    /// Test one program in this process, printing one JSON line per case (used by `test`).
+    #[command(hide = true)]
+    TestOne(test::ChildArgs),
+    /// Generate random data (`-g TYPE`) or convert data between the text and binary formats.
+    Dataset(dataset::DatasetArgs),
+    /// Run an entry point on arguments read from standard input and print its results.
+    Run(run::RunArgs),
 }
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
     match cli.command {
         Command::Check(args) => check::run(args),
+        Command::Test(args) => test::run(args),
+        Command::TestOne(args) => test::run_child(args),
+        Command::Dataset(args) => dataset::run(args),
+        Command::Run(args) => run::run(args),
     }
 }

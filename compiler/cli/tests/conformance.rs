@@ -1,0 +1,90 @@
+//! The conformance ratchet: runs `futhark-rs test` over the Futhark test corpus in every mode
+//! that `tests/conformance-expected.json` lists with a count, and fails if fewer cases pass
+//! than recorded there. A mode recorded as `null` is not available yet and is not run.
+//!
+//! Each mode's record is `{"passed": N}`, optionally with `"args": [...]`, extra arguments for
+//! `futhark-rs test` (such as `["--timeout", "20"]`). When more cases pass than recorded, the
+//! test says so: raise the number in the file so the gain cannot be lost silently.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn repo_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+#[test]
+fn conformance_ratchet() {
+    let root = repo_root();
+    let corpus = root.join("../shared/conformance/futhark-tests");
+    if !corpus.is_dir() {
+        println!(
+            "conformance ratchet skipped: ../shared/conformance/futhark-tests not found \
+             (it exists only beside the project checkout)"
+        );
+        return;
+    }
+    let expected_path = root.join("tests/conformance-expected.json");
+    let expected: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(&expected_path).expect("tests/conformance-expected.json"),
+    )
+    .expect("tests/conformance-expected.json is valid JSON");
+    let modes = expected
+        .as_object()
+        .expect("tests/conformance-expected.json holds an object of modes");
+    let out_dir = std::env::temp_dir().join(format!("futhark-rs-ratchet-{}", std::process::id()));
+    std::fs::create_dir_all(&out_dir).expect("temp dir");
+    let mut regressions = Vec::new();
+    for (mode, record) in modes {
+        let Some(minimum) = record.get("passed").and_then(serde_json::Value::as_u64) else {
+            println!("{mode}: not available yet (null in conformance-expected.json)");
+            continue;
+        };
+        // Optional extra arguments, e.g. `"args": ["--timeout", "20"]`.
+        let extra: Vec<&str> = record
+            .get("args")
+            .and_then(serde_json::Value::as_array)
+            .map(|args| args.iter().filter_map(serde_json::Value::as_str).collect())
+            .unwrap_or_default();
+        let json = out_dir.join(format!("{mode}.json"));
+        let out = Command::new(env!("CARGO_BIN_EXE_futhark-rs"))
+            .args(["test", "--mode", mode])
+            .args(&extra)
+            .arg("--json")
+            .arg(&json)
+            .arg(&corpus)
+            .output()
+            .expect("futhark-rs runs");
+        let summary = String::from_utf8_lossy(&out.stdout);
+        assert_ne!(
+            out.status.code(),
+            Some(2),
+            "mode {mode} has a count in conformance-expected.json but did not run: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let report: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(&json).expect("--json written"))
+                .expect("--json output is valid JSON");
+        let passed = report["passed"].as_u64().expect("passed count");
+        println!(
+            "{mode}: {}",
+            summary.lines().last().unwrap_or("(no summary)")
+        );
+        if passed < minimum {
+            regressions.push(format!(
+                "{mode}: {passed} passed, but conformance-expected.json records {minimum}"
+            ));
+        } else if passed > minimum {
+            println!(
+                "{mode}: {passed} passed, more than the {minimum} recorded: raise \"{mode}\" in \
+                 tests/conformance-expected.json to {passed}"
+            );
+        }
+    }
+    let _ = std::fs::remove_dir_all(&out_dir);
+    assert!(
+        regressions.is_empty(),
+        "regressions:\n{}",
+        regressions.join("\n")
+    );
+}
