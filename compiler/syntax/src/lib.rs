@@ -1,12 +1,12 @@
 //! Lexer, error-tolerant parser and AST with spans for the Futhark language.
 //!
 //! **Invariant:** parsing never fails and never panics. [`parse`] always returns a
-//! [`SourceFile`](ast::SourceFile) plus the list of syntax errors it recovered from, on any
+//! [`SourceFile`] plus the list of syntax errors it recovered from, on any
 //! input (garbage, truncated files, deeply nested expressions) and in time linear in the
 //! input.
 //!
 //! Entry points: [`parse`] for files, [`parse_exp`] for a single expression, [`parse_cell`]
-//! for a REPL/notebook cell, [`lexer::lex`] for the tokens, and [`debug_tree`] for a terse
+//! for a REPL/notebook cell, [`lexer::lex`] for the tokens, and [`debug_tree()`] for a terse
 //! S-expression rendering of a tree (used by tests and `futhark-rs parse`).
 
 // The AST's node sizes are part of the shared contract; boxing the large variants is a

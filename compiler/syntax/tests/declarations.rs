@@ -299,4 +299,52 @@ fn cells() {
 
     let c = parse_cell(FileId(1), "1 +");
     assert_eq!(c.errors.len(), 1);
+
+    // Lines from the REPL transcripts of the reference test suite.
+    for line in [
+        "let blocked = blockify 2 (copy <| unflatten (map i32.i64 <| iota (8*8)))",
+        "let pre_transpose = map (map transpose) blocked",
+        "secret",
+    ] {
+        let c = parse_cell(FileId(1), line);
+        assert!(c.errors.is_empty(), "{line}: {:#?}", c.errors);
+        assert_eq!(c.decs.len() + usize::from(c.exp.is_some()), 1, "{line}");
+    }
+}
+
+#[test]
+fn byte_order_mark_is_ignored() {
+    check("\u{feff}def x = 1", "(def x = 1)");
+}
+
+#[test]
+fn spans_cover_their_source() {
+    use futhark_syntax::ast::{ExpKind, PatKind};
+    let src = "def f (x: i32) = #some (x + 1)";
+    let parsed = parse(FileId(3), src);
+    assert!(parsed.errors.is_empty());
+    let dec = &parsed.file.decs[0];
+    assert_eq!(&src[dec.span.range()], src);
+    assert_eq!(dec.span.file, FileId(3));
+    let DecKind::Val(v) = &dec.kind else {
+        panic!("not a value binding")
+    };
+    assert_eq!(&src[v.name.span.range()], "f");
+    assert_eq!(&src[v.params[0].span.range()], "(x: i32)");
+    let PatKind::Parens(inner) = &v.params[0].kind else {
+        panic!("not parenthesised")
+    };
+    assert_eq!(&src[inner.span.range()], "x: i32");
+    assert_eq!(&src[v.body.span.range()], "#some (x + 1)");
+    let ExpKind::Constr(name, args) = &v.body.kind else {
+        panic!("not a constructor")
+    };
+    assert_eq!(
+        (name.name.as_str(), &src[name.span.range()]),
+        ("some", "#some")
+    );
+    let ExpKind::Parens(sum) = &args[0].kind else {
+        panic!("not parenthesised")
+    };
+    assert_eq!(&src[sum.span.range()], "x + 1");
 }

@@ -10,6 +10,8 @@ mod common;
 use futhark_syntax::lexer::{TokenKind, lex};
 use futhark_syntax::{FileId, parse, parse_cell, parse_exp};
 use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
 const STACK: usize = 8 << 20;
@@ -185,14 +187,29 @@ fn mutate(rng: &mut Rng, text: &str) -> String {
     }
 }
 
-/// Runs `f` on a thread with a main-thread-sized stack and returns its result.
-fn on_big_stack<T: Send + 'static>(f: impl FnOnce() -> T + Send + 'static) -> T {
+/// The seed being parsed, so that a hang can be reported.
+static CURRENT_SEED: AtomicU64 = AtomicU64::new(u64::MAX);
+
+/// Runs `f` on a thread with a main-thread-sized stack and returns its result; fails the
+/// test (naming the current seed) if it takes longer than `limit`, which catches hangs.
+fn on_big_stack<T: Send + 'static>(limit: Duration, f: impl FnOnce() -> T + Send + 'static) -> T {
+    let (tx, rx) = mpsc::channel();
     std::thread::Builder::new()
         .stack_size(STACK)
-        .spawn(f)
-        .expect("spawning the fuzz thread")
-        .join()
-        .expect("the fuzz thread panicked (stack overflow aborts the process instead)")
+        .spawn(move || {
+            let _ = tx.send(f());
+        })
+        .expect("spawning the fuzz thread");
+    match rx.recv_timeout(limit) {
+        Ok(v) => v,
+        Err(mpsc::RecvTimeoutError::Timeout) => panic!(
+            "no result after {limit:?}: hang at seed {}",
+            CURRENT_SEED.load(Ordering::Relaxed)
+        ),
+        Err(mpsc::RecvTimeoutError::Disconnected) => {
+            panic!("the fuzz thread panicked (stack overflow aborts the process instead)")
+        }
+    }
 }
 
 /// Parses `text` every way the crate offers, checking that diagnostics lie in the text.
@@ -227,11 +244,12 @@ fn mutation_fuzzer() {
         .filter_map(|p| Some((p.display().to_string(), std::fs::read_to_string(p).ok()?)))
         .collect();
     assert!(!texts.is_empty());
-    let report = on_big_stack(move || {
+    let report = on_big_stack(Duration::from_secs(300), move || {
         let start = Instant::now();
         let mut failures = Vec::new();
         let mut slowest = Duration::ZERO;
         for seed in 0..iters as u64 {
+            CURRENT_SEED.store(seed, Ordering::Relaxed);
             let mut rng = Rng(seed);
             let (name, original) = &texts[rng.below(texts.len())];
             let mut text = original.clone();
@@ -259,9 +277,43 @@ fn mutation_fuzzer() {
     );
 }
 
+/// Random sequences of tokens and fragments, without a corpus file as a base: reaches
+/// combinations that mutations of valid programs rarely produce.
+#[test]
+fn token_soup_fuzzer() {
+    const SOUP_SEED_BASE: u64 = 1 << 40;
+    let failures = on_big_stack(Duration::from_secs(300), || {
+        let mut failures = Vec::new();
+        for seed in SOUP_SEED_BASE..SOUP_SEED_BASE + 5_000 {
+            CURRENT_SEED.store(seed, Ordering::Relaxed);
+            let mut rng = Rng(seed);
+            let len = 1 + rng.below(200);
+            let mut text = String::new();
+            for _ in 0..len {
+                text.push_str(FRAGMENTS[rng.below(FRAGMENTS.len())]);
+                if rng.below(3) > 0 {
+                    text.push(' ');
+                }
+            }
+            let t0 = Instant::now();
+            if catch_unwind(AssertUnwindSafe(|| parse_all_ways(&text))).is_err() {
+                failures.push(format!("panic: seed {seed}"));
+            } else if t0.elapsed() > TIME_CAP {
+                failures.push(format!("too slow: seed {seed}"));
+            }
+        }
+        failures
+    });
+    assert!(
+        failures.is_empty(),
+        "token soup failures:\n{}",
+        failures.join("\n")
+    );
+}
+
 /// Parses a pathological input on a big-stack thread; returns (diagnostic messages, time).
 fn pathological(text: String) -> (Vec<String>, Duration) {
-    on_big_stack(move || {
+    on_big_stack(Duration::from_secs(60), move || {
         let t0 = Instant::now();
         let p = parse(FileId(0), &text);
         let msgs = p.errors.iter().map(|d| d.message.clone()).collect();

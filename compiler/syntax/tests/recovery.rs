@@ -158,3 +158,16 @@ fn top_level_let_restarts_only_at_column_one() {
     assert_eq!(diags.len(), 1, "{diags:?}");
     assert!(tree.ends_with("(let y = 2)\n"), "{tree}");
 }
+
+#[test]
+fn missing_closer_points_at_the_opener() {
+    let src = "def f = g (1, [2, 3)\ndef h = 0\n";
+    let parsed = parse(FileId(0), src);
+    assert_eq!(parsed.errors.len(), 1, "{:#?}", parsed.errors);
+    let err = &parsed.errors[0];
+    assert_eq!(err.message, "expected `]` to close the array, found `)`");
+    assert_eq!(err.labels.len(), 1);
+    assert_eq!(&src[err.labels[0].span.range()], "[");
+    assert_eq!(err.labels[0].span.start, 14);
+    assert_eq!(err.labels[0].message, "unclosed `[`");
+}

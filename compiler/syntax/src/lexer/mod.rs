@@ -341,6 +341,10 @@ impl<'s> Lexer<'s> {
     }
 
     fn run(&mut self) {
+        // A leading byte-order mark is not part of the program.
+        if self.bytes.starts_with(b"\xEF\xBB\xBF") {
+            self.pos = 3;
+        }
         loop {
             while self.pos < self.bytes.len() && is_space(self.at(0)) {
                 self.pos += 1;

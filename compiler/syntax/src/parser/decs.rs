@@ -117,8 +117,13 @@ impl Parser<'_> {
                 break;
             }
             let before = self.pos;
+            let depth = self.depth;
+            let brackets = self.open_brackets.len();
             if self.starts_dec(self.kind()) {
                 decs.push(self.dec());
+                // Every path restores the nesting depth; this keeps a slip from leaking
+                // into later declarations.
+                self.depth = depth;
                 if self.bail && top {
                     self.skip_until(Self::at_line_start_dec_sync, false);
                     self.bail = false;
@@ -142,6 +147,7 @@ impl Parser<'_> {
             if self.pos == before {
                 self.bump();
             }
+            self.open_brackets.truncate(brackets);
         }
         decs
     }
@@ -436,11 +442,13 @@ impl Parser<'_> {
         let mut decs = Vec::new();
         if self.at(Let) {
             let saved = (self.pos, self.prev_end, self.errors.len());
+            let brackets = self.open_brackets.clone();
             let dec = self.dec();
             if !self.suppress && (self.at_eof() || self.starts_dec(self.kind())) {
                 decs.push(dec);
             } else {
                 (self.pos, self.prev_end) = (saved.0, saved.1);
+                self.open_brackets = brackets;
                 self.errors.truncate(saved.2);
                 self.suppress = false;
                 self.bail = false;

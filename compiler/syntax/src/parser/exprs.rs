@@ -240,6 +240,17 @@ impl Parser<'_> {
         use TokenKind::*;
         let mut wraps = 0;
         loop {
+            let wraps_node = match (self.kind(), self.nth(1)) {
+                (Dot, Ident) => !matches!(e.kind, ExpKind::Var(_)),
+                (Dot, Int) | (Dot, LParen) | (IndexBracket, _) => true,
+                _ => false,
+            };
+            if wraps_node {
+                if !self.enter() {
+                    break;
+                }
+                wraps += 1;
+            }
             let kind = match (self.kind(), self.nth(1)) {
                 (Dot, Ident) if matches!(e.kind, ExpKind::Var(_)) => {
                     // `a.b` on a name extends the qualified name; the checker splits it
@@ -264,28 +275,21 @@ impl Parser<'_> {
                 }
                 (Dot, LParen) => {
                     let dot = self.bump();
-                    let ExpKind::Var(qn) = e.kind else {
-                        self.error_at(
-                            self.token_span(dot),
-                            "only a module name can be opened locally with `.(…)`",
-                        );
-                        return Exp {
-                            kind: ExpKind::Error,
-                            span: self.span_from(start),
-                        };
-                    };
-                    if !self.enter() {
-                        return self.error_exp();
+                    match e.kind {
+                        ExpKind::Var(qn) => {
+                            self.bump();
+                            let inner = self.exp();
+                            self.expect(RParen, "`)` to close `.(`");
+                            ExpKind::QualParens(qn, Box::new(inner))
+                        }
+                        _ => {
+                            self.error_at(
+                                self.token_span(dot),
+                                "only a module name can be opened locally with `.(…)`",
+                            );
+                            ExpKind::Error
+                        }
                     }
-                    wraps += 1;
-                    self.bump();
-                    let inner = self.exp();
-                    self.expect(RParen, "`)` to close `.(`");
-                    e = Exp {
-                        kind: ExpKind::QualParens(qn, Box::new(inner)),
-                        span: self.span_from(start),
-                    };
-                    continue;
                 }
                 (Dot, _) => {
                     self.bump();
@@ -299,13 +303,6 @@ impl Parser<'_> {
                 }
                 _ => break,
             };
-            if !self.enter() {
-                return Exp {
-                    kind: ExpKind::Error,
-                    span: self.span_from(start),
-                };
-            }
-            wraps += 1;
             e = Exp {
                 kind,
                 span: self.span_from(start),

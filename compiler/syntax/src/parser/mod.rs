@@ -57,6 +57,8 @@ pub(crate) struct Parser<'s> {
     depth: u32,
     /// [`stack_position`] when parsing started.
     stack_base: usize,
+    /// The brackets opened and not yet closed, innermost last, for "unclosed" labels.
+    open_brackets: Vec<Token>,
     /// Set when the nesting limit is hit: nested declaration and spec lists stop at once
     /// and the top level skips to a declaration at column 1, so one absurdly deep
     /// construct yields one diagnostic.
@@ -87,6 +89,7 @@ impl<'s> Parser<'s> {
             suppress: false,
             depth: 0,
             stack_base: stack_position(),
+            open_brackets: Vec::new(),
             bail: false,
         }
     }
@@ -127,10 +130,18 @@ impl<'s> Parser<'s> {
 
     /// Consumes the current token (never moves past the end) and returns it.
     fn bump(&mut self) -> Token {
+        use TokenKind::*;
         let t = self.tok();
-        if t.kind != TokenKind::Eof {
+        if t.kind != Eof {
             self.pos += 1;
             self.prev_end = t.end;
+        }
+        match t.kind {
+            LParen | LBracket | IndexBracket | LBrace | HashBracket => self.open_brackets.push(t),
+            RParen | RBracket | RBrace => {
+                self.open_brackets.pop();
+            }
+            _ => {}
         }
         t
     }
@@ -259,14 +270,25 @@ impl<'s> Parser<'s> {
         }
     }
 
-    /// Consumes `kind` or reports "expected {what}, found …".
+    /// Consumes `kind` or reports "expected {what}, found …". A missing closing bracket
+    /// also points at the bracket it should close.
     fn expect(&mut self, kind: TokenKind, what: &str) -> bool {
+        use TokenKind::*;
         if self.eat(kind) {
-            true
-        } else {
-            self.expected(what);
-            false
+            return true;
         }
+        let opener = self.open_brackets.last().copied();
+        match opener {
+            Some(open) if matches!(kind, RParen | RBracket | RBrace) && !self.at(Doc) => {
+                let msg = format!("expected {what}, found {}", self.found());
+                let open_text = open.kind.fixed_text().unwrap_or("bracket");
+                let diag = Diagnostic::error("syntax-error", self.span(), msg)
+                    .with_label(self.token_span(open), format!("unclosed `{open_text}`"));
+                self.error_diag(diag);
+            }
+            _ => self.expected(what),
+        }
+        false
     }
 
     // -----------------------------------------------------------------------------------
