@@ -5,7 +5,9 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::Args;
-use futhark_db::{Database, Db, file_diagnostics, parse, render};
+use std::collections::HashSet;
+
+use futhark_db::{Database, Db, parse, program_diagnostics, render};
 use futhark_syntax::Diagnostic;
 
 #[derive(Args)]
@@ -26,14 +28,11 @@ pub fn run(args: CheckArgs) -> ExitCode {
     for err in &path_errors {
         eprintln!("error: cannot read {err}");
     }
-    if !args.parse_only {
-        eprintln!(
-            "note: the type checker is not part of this build yet; checking syntax and imports only"
-        );
-    }
     let color = std::io::stderr().is_terminal() && std::env::var_os("NO_COLOR").is_none();
     let db = Database::new();
     let mut with_errors = 0;
+    // A library imported by many of the given files is reported once.
+    let mut reported = HashSet::new();
     for path in &paths {
         let Some(file) = db.load_file(path) else {
             eprintln!("error: cannot read {}", path.display());
@@ -43,9 +42,18 @@ pub fn run(args: CheckArgs) -> ExitCode {
         let diags: Vec<Diagnostic> = if args.parse_only {
             parse(&db, file).errors.clone()
         } else {
-            file_diagnostics(&db, file)
+            let mut diags = Vec::new();
+            for (dep, dep_diags) in program_diagnostics(&db, file) {
+                if dep == file && dep_diags.iter().any(Diagnostic::is_error) {
+                    with_errors += 1;
+                }
+                if reported.insert(dep) {
+                    diags.extend(dep_diags);
+                }
+            }
+            diags
         };
-        if diags.iter().any(Diagnostic::is_error) {
+        if args.parse_only && diags.iter().any(Diagnostic::is_error) {
             with_errors += 1;
         }
         if args.brief {

@@ -92,11 +92,13 @@ pub trait Program {
 /// Type-checks `file` (and what it imports) and returns every diagnostic: errors and warnings.
 /// The program is accepted when no diagnostic is an error.
 ///
-/// **Plug point:** replace the body with a call of the database's `check` query once it exists,
-/// e.g. `Ok(futhark_db::check_diagnostics(db, file))`.
+/// Diagnostics of imported files count too: a program whose library fails to check is
+/// rejected.
 pub fn typecheck(db: &Database, file: File) -> Result<Vec<Diagnostic>, Unavailable> {
-    let _ = (db, file);
-    Err(Unavailable(Stage::TypeChecker))
+    Ok(futhark_db::program_diagnostics(db, file)
+        .into_iter()
+        .flat_map(|(_, diags)| diags)
+        .collect())
 }
 
 /// Type-checks `file` and prepares it for running on the reference interpreter.

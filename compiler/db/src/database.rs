@@ -58,7 +58,7 @@ impl Default for Database {
     fn default() -> Self {
         let log = ExecutionLog::default();
         let sink = log.clone();
-        Database {
+        let db = Database {
             storage: salsa::Storage::new(Some(Box::new(move |event| {
                 if let salsa::EventKind::WillExecute { database_key } = event.kind {
                     sink.push(format!("{database_key:?}"));
@@ -66,7 +66,9 @@ impl Default for Database {
             }))),
             registry: Arc::default(),
             log,
-        }
+        };
+        db.register_prelude();
+        db
     }
 }
 
@@ -92,6 +94,19 @@ impl Database {
         reg.by_path.insert(path, file);
         reg.by_id.insert(id, file);
         file
+    }
+
+    /// Registers the embedded prelude sources under their virtual paths (`/prelude/…`) and
+    /// the file ids the checker reserved for them, so diagnostics and go-to-definition can
+    /// show prelude code.
+    fn register_prelude(&self) {
+        for pf in futhark_check::prelude::prelude_files() {
+            let path = PathBuf::from(pf.path);
+            let file = File::new(self, path.clone(), pf.source.to_string(), pf.file);
+            let mut reg = self.registry();
+            reg.by_path.insert(path, file);
+            reg.by_id.insert(pf.file, file);
+        }
     }
 
     /// Sets the text of the file at `path` (an editor buffer, a REPL cell, a test fixture),

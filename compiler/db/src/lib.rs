@@ -1,5 +1,5 @@
 //! The salsa database every face of futhark-rs asks: source files are inputs, each compiler
-//! stage is a tracked query, and diagnostics are plain data accumulated by the queries.
+//! stage is a tracked query (`parse`, `imports`, `import_graph`, `check`), and diagnostics are plain data accumulated by the queries.
 //!
 //! **Invariant:** queries never fail; a missing file, a parse error or an import that cannot
 //! be resolved becomes a [`Diagnostic`](futhark_syntax::Diagnostic), never a panic.
@@ -8,6 +8,7 @@ mod database;
 mod files;
 mod queries;
 pub mod render;
+mod typecheck;
 
 pub use database::{Database, ExecutionLog};
 pub use files::{Db, File};
@@ -15,3 +16,4 @@ pub use queries::{
     Diag, ImportGraph, ResolvedImport, file_diagnostics, import_graph, imports, parse,
     resolve_import_path,
 };
+pub use typecheck::{Checked, check, check_context, check_diagnostics, program_diagnostics};
