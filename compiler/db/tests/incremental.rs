@@ -91,3 +91,43 @@ fn import_cycles_are_reported_not_looped() {
     assert_eq!(graph.order, vec![b, a]);
     assert_eq!(graph.cycles.len(), 1);
 }
+
+fn check_runs(log: &[String]) -> Vec<String> {
+    log.iter()
+        .filter(|entry| entry.starts_with("check("))
+        .cloned()
+        .collect()
+}
+
+#[test]
+fn type_errors_reach_the_file_diagnostics() {
+    let mut db = Database::new();
+    let main = db.set_file("/t/main.fut", "def main (x: i32) : bool = x + 1\n");
+    let diags = futhark_db::check_diagnostics(&db, main);
+    assert!(diags.iter().any(|d| d.is_error()), "{diags:?}");
+    db.set_file("/t/main.fut", "def main (x: i32) : i32 = x + 1\n");
+    let diags = futhark_db::check_diagnostics(&db, main);
+    assert!(diags.is_empty(), "{diags:?}");
+}
+
+#[test]
+fn checking_uses_the_imported_files_scope_and_rechecks_only_dependants() {
+    let mut db = Database::new();
+    let main = db.set_file("/p/main.fut", "import \"lib\"\ndef main (x: i32) = inc x\n");
+    let lib = db.set_file("/p/lib.fut", "def inc (x: i32) = x + 1\n");
+    let other = db.set_file("/p/other.fut", "def other = 1i32\n");
+    for file in [main, other] {
+        let diags = futhark_db::check_diagnostics(&db, file);
+        assert!(diags.is_empty(), "{diags:?}");
+    }
+
+    db.log().enable();
+    db.set_file("/p/lib.fut", "def inc (x: i32) = x + 2\n");
+    for file in [main, other] {
+        let _ = futhark_db::check_diagnostics(&db, file);
+    }
+    let runs = check_runs(&db.log().take());
+    // lib and its importer main are re-checked; other is not.
+    assert_eq!(runs.len(), 2, "{runs:?}");
+    let _ = lib;
+}
