@@ -1,0 +1,418 @@
+//! Declarations and module expressions: `def`, `type`, `module`, `module type`, `open`,
+//! `import`, `local`; module bodies, functors (parametric modules) and their application,
+//! and duplicate-definition checks.
+
+use std::sync::Arc;
+
+use futhark_syntax::ast::{Dec, DecKind, ModBind, ModExp, ModExpKind, ModParam, SigExp, StrLit, TypeBind};
+use futhark_syntax::Span;
+use rustc_hash::FxHashSet;
+
+use crate::checker::{Checker, qual_string};
+use crate::env::{Env, FunSig, MTy, MTyBinding, Mod, ModBinding, Namespace, TypeBinding};
+use crate::info::{DefKind, DefRef};
+use crate::typeexp::AnonMode;
+use crate::types::{Liftedness, Name, RetType, TParam};
+
+impl Checker<'_> {
+    /// Checks declarations in order, each seeing the ones before it.
+    pub fn check_decs(&mut self, decs: &[Dec]) {
+        for d in decs {
+            self.check_dec(d, false);
+        }
+    }
+
+    fn define(&mut self, ns: Namespace, name: &Name, span: Span) {
+        let what = match ns {
+            Namespace::Val => "value",
+            Namespace::Type => "type",
+            Namespace::Mod => "module",
+            Namespace::ModType => "module type",
+        };
+        if let Some(set) = self.defined.last_mut() {
+            // Values and modules share a namespace.
+            let key_ns = if ns == Namespace::Mod { Namespace::Val } else { ns };
+            if !set.insert((key_ns, name.clone())) {
+                self.error(
+                    "duplicate-definition",
+                    span,
+                    format!("Duplicate definition of {what} \"{name}\"."),
+                );
+            }
+        }
+    }
+
+    pub fn check_dec(&mut self, dec: &Dec, local: bool) {
+        self.def_diag_start = self.diags.len();
+        match &dec.kind {
+            DecKind::Error => {}
+            DecKind::Val(vb) => {
+                if let Some((name, b)) = self.check_valbind(dec, vb) {
+                    self.define(Namespace::Val, &name, vb.name.span);
+                    self.env.insert_val(name.clone(), b.clone());
+                    if !local {
+                        self.exports.insert_val(name, b);
+                    }
+                }
+            }
+            DecKind::Type(tb) => {
+                let (name, b) = self.check_typebind(dec, tb);
+                self.define(Namespace::Type, &name, tb.name.span);
+                self.env.insert_type(name.clone(), b.clone());
+                if !local {
+                    self.exports.insert_type(name, b);
+                }
+            }
+            DecKind::Module(mb) => {
+                let (name, b) = self.check_modbind(dec, mb);
+                self.define(Namespace::Mod, &name, mb.name.span);
+                self.env.insert_mod(name.clone(), b.clone());
+                if !local {
+                    self.exports.insert_mod(name, b);
+                }
+            }
+            DecKind::ModuleType(mtb) => {
+                self.begin_def();
+                let mty = self.check_sigexp(&mtb.sig);
+                self.finish_def(None);
+                let name = Name::from(mtb.name.name.as_str());
+                let v = self.fresh(&mtb.name.name);
+                let doc = dec.doc.as_ref().map(|d| Arc::<str>::from(d.text.as_str()));
+                let def = DefRef::new(&v, DefKind::ModuleType, Some(mtb.name.span), doc);
+                self.resolve_to(mtb.name.span, &def);
+                let b = MTyBinding { mty, def };
+                self.define(Namespace::ModType, &name, mtb.name.span);
+                self.env.insert_modtype(name.clone(), b.clone());
+                if !local {
+                    self.exports.insert_modtype(name, b);
+                }
+            }
+            DecKind::Open(me) => {
+                let m = self.check_modexp(me, "");
+                match m {
+                    Mod::Env(e) => {
+                        self.env.extend(&e);
+                        if !local {
+                            self.exports.extend(&e);
+                        }
+                    }
+                    Mod::Fun(_) => {
+                        self.error(
+                            "module-is-parametric",
+                            me.span,
+                            "Cannot open a parametric module.",
+                        );
+                    }
+                }
+            }
+            DecKind::Import(path) => {
+                if let Some(e) = self.import_env(path) {
+                    self.env.extend(&e);
+                }
+            }
+            DecKind::Local(inner) => self.check_dec(inner, true),
+        }
+    }
+
+    /// The environment exported by an imported file.
+    fn import_env(&mut self, path: &StrLit) -> Option<Arc<Env>> {
+        if path.value.starts_with("/prelude") && !self.in_prelude {
+            self.error(
+                "import-prelude",
+                path.span,
+                format!("The prelude file \"{}\" may not be explicitly imported.", path.value),
+            );
+            return None;
+        }
+        let scope = (self.imports)(&path.value)?;
+        Some(Arc::new(scope.env.clone()))
+    }
+
+    pub fn check_typebind(&mut self, dec: &Dec, tb: &TypeBind) -> (Name, TypeBinding) {
+        self.begin_def();
+        let doc = dec.doc.as_ref().map(|d| Arc::<str>::from(d.text.as_str()));
+        let b = self.check_type_def(&tb.name, tb.liftedness, &tb.tparams, &tb.ty, doc);
+        self.finish_def(None);
+        (Name::from(tb.name.name.as_str()), b)
+    }
+
+    /// Checks `type [~|^] name params = ty` (also used for type specs with a definition).
+    pub fn check_type_def(
+        &mut self,
+        name: &futhark_syntax::ast::Ident,
+        lifted: Liftedness,
+        tparams: &[futhark_syntax::ast::TypeParam],
+        te: &futhark_syntax::ast::TypeExp,
+        doc: Option<Arc<str>>,
+    ) -> TypeBinding {
+        let mark = self.scope_mark();
+        self.level += 1;
+        let tps = self.bind_tparams(tparams);
+        let r = self.resolve_type(te, AnonMode::Existential);
+        self.scope_reset(mark);
+        self.level -= 1;
+        let ty = self.uni.zonk(&r.ty);
+        let used = ty.size_vars();
+        for (tp, ast_tp) in tps.iter().zip(tparams) {
+            if let TParam::Size { name: n } = tp {
+                if !used.contains(n) {
+                    self.error(
+                        "unused-size",
+                        ast_tp.name().span,
+                        format!("Size parameter \"[{}]\" of type \"{}\" is unused.", n.name(), name.name),
+                    );
+                }
+            }
+        }
+        // Hidden sizes must be array dimensions outside of function types.
+        let mut constructive = Vec::new();
+        ty.each_size(&mut |s, c| {
+            if c {
+                if let crate::types::Size::Var(v) = s {
+                    constructive.push(v.clone());
+                }
+            }
+        });
+        for e in &r.ext {
+            if !constructive.contains(e) {
+                self.error(
+                    "anonymous-nonconstructive",
+                    te.span,
+                    format!(
+                        "Type abbreviation \"{}\" contains an anonymous size not used constructively as an array size.",
+                        name.name
+                    ),
+                );
+                break;
+            }
+        }
+        let mut needed = r.lifted;
+        if !r.ext.is_empty() {
+            needed = needed.max(Liftedness::SizeLifted);
+        }
+        if ty.contains_fun() {
+            needed = Liftedness::Lifted;
+        }
+        // Type parameters used in the body count with their liftedness.
+        for tp in &tps {
+            if let TParam::Type { name: n, lifted: l } = tp {
+                let mut occurs = false;
+                ty.each_tyvar(&mut |v| occurs |= v == n);
+                if occurs && *l > Liftedness::Unlifted {
+                    needed = needed.max(*l);
+                }
+            }
+        }
+        if needed > lifted {
+            let (kw, what) = match needed {
+                Liftedness::Lifted => ("type^", "is lifted (may contain functions)"),
+                _ => ("type~", "is size-lifted (hides sizes)"),
+            };
+            self.error(
+                "non-lifted-abbreviation",
+                name.span,
+                format!(
+                    "Type abbreviation \"{}\" {what}, but is declared non-lifted; use \"{kw}\".",
+                    name.name
+                ),
+            );
+        }
+        let v = self.fresh(&name.name);
+        let def = DefRef::new(&v, DefKind::Type, Some(name.span), doc);
+        self.resolve_to(name.span, &def);
+        TypeBinding {
+            params: tps,
+            ty: RetType { ext: r.ext, ty },
+            lifted,
+            def,
+        }
+    }
+
+    fn check_modbind(&mut self, dec: &Dec, mb: &ModBind) -> (Name, ModBinding) {
+        let name = Name::from(mb.name.name.as_str());
+        let mut path: Vec<String> = self.mod_path.iter().map(|x| x.to_string()).collect();
+        path.push(mb.name.name.clone());
+        let bind_path = path.join(".");
+        self.mod_path.push(name.clone());
+        let m = if mb.params.is_empty() {
+            let m = self.check_modexp(&mb.body, &bind_path);
+            match &mb.sig {
+                Some(sig) => {
+                    let mty = self.check_sigexp_top(sig);
+                    match self.ascribe(&m, &mty, mb.body.span, &bind_path) {
+                        Some((m, abs)) => {
+                            self.created_abs.extend(abs);
+                            m
+                        }
+                        None => mty.m,
+                    }
+                }
+                None => m,
+            }
+        } else {
+            self.check_functor(&mb.params, mb.sig.as_ref(), &mb.body, &bind_path)
+        };
+        self.mod_path.pop();
+        let v = self.fresh(&mb.name.name);
+        let doc = dec.doc.as_ref().map(|d| Arc::<str>::from(d.text.as_str()));
+        let def = DefRef::new(&v, DefKind::Module, Some(mb.name.name_span()), doc);
+        self.resolve_to(mb.name.span, &def);
+        (name, ModBinding { vname: v, m, def })
+    }
+
+    /// Checks a module type at declaration level (with its own definition state).
+    fn check_sigexp_top(&mut self, sig: &SigExp) -> MTy {
+        self.begin_def();
+        let mty = self.check_sigexp(sig);
+        self.finish_def(None);
+        mty
+    }
+
+    /// Checks a parametric module `(P1: mt1) (P2: mt2) … [: sig] = body`.
+    fn check_functor(&mut self, params: &[ModParam], sig: Option<&SigExp>, body: &ModExp, bind_path: &str) -> Mod {
+        let Some((p, rest)) = params.split_first() else {
+            return self.check_modexp(body, bind_path);
+        };
+        let pmty = self.check_sigexp_top(&p.sig);
+        let saved_env = self.env.clone();
+        let saved_abs = self.created_abs.len();
+        let pv = self.fresh(&p.name.name);
+        let def = DefRef::new(&pv, DefKind::Module, Some(p.name.span), None);
+        self.resolve_to(p.name.span, &def);
+        self.env.insert_mod(
+            Name::from(p.name.name.as_str()),
+            ModBinding {
+                vname: pv,
+                m: pmty.m.clone(),
+                def,
+            },
+        );
+        self.module_depth += 1;
+        let inner = if rest.is_empty() {
+            let m = self.check_modexp(body, bind_path);
+            match sig {
+                Some(sig) => {
+                    let mty = self.check_sigexp_top(sig);
+                    match self.ascribe(&m, &mty, body.span, bind_path) {
+                        Some((m, abs)) => {
+                            self.created_abs.extend(abs);
+                            m
+                        }
+                        None => mty.m,
+                    }
+                }
+                None => m,
+            }
+        } else {
+            self.check_functor(rest, sig, body, bind_path)
+        };
+        self.module_depth -= 1;
+        let abs = self.created_abs.split_off(saved_abs);
+        self.env = saved_env;
+        Mod::Fun(Arc::new(FunSig {
+            param_name: Name::from(p.name.name.as_str()),
+            param: pmty,
+            ret: MTy { abs, m: inner },
+        }))
+    }
+
+    pub fn check_modexp(&mut self, me: &ModExp, bind_path: &str) -> Mod {
+        if self.depth > crate::checker::MAX_DEPTH {
+            self.error("too-deep", me.span, "Module expression nested too deeply.");
+            return Mod::Env(Arc::new(Env::default()));
+        }
+        self.depth += 1;
+        let m = self.check_modexp_inner(me, bind_path);
+        self.depth -= 1;
+        m
+    }
+
+    fn check_modexp_inner(&mut self, me: &ModExp, bind_path: &str) -> Mod {
+        let empty = || Mod::Env(Arc::new(Env::default()));
+        match &me.kind {
+            ModExpKind::Error => empty(),
+            ModExpKind::Parens(m) => self.check_modexp(m, bind_path),
+            ModExpKind::Var(qn) => {
+                match self.lookup_mod(qn) {
+                    Some(b) => {
+                        if b.vname == self.intrinsics.intrinsics_mod && !self.in_prelude {
+                            self.error(
+                                "intrinsics-module",
+                                qn.span,
+                                "The 'intrinsics' module may not be used in module expressions.",
+                            );
+                            return empty();
+                        }
+                        self.resolve_to(qn.span, &b.def);
+                        b.m
+                    }
+                    None => {
+                        if !self.diags.iter().any(|d| d.span == qn.span) {
+                            self.error("unknown-name", qn.span, format!("Unknown module \"{}\".", qual_string(qn)));
+                        }
+                        empty()
+                    }
+                }
+            }
+            ModExpKind::Import(path) => match self.import_env(path) {
+                Some(e) => Mod::Env(e),
+                None => empty(),
+            },
+            ModExpKind::Decs(decs) => {
+                let saved_env = self.env.clone();
+                let saved_exports = std::mem::take(&mut self.exports);
+                self.defined.push(FxHashSet::default());
+                self.check_decs(decs);
+                self.defined.pop();
+                let out = std::mem::replace(&mut self.exports, saved_exports);
+                self.env = saved_env;
+                Mod::Env(Arc::new(out))
+            }
+            ModExpKind::Apply(f, a) => {
+                let fm = self.check_modexp(f, bind_path);
+                let am = self.check_modexp(a, bind_path);
+                match fm {
+                    Mod::Fun(sig) => match self.apply_functor(&sig, &am, me.span, bind_path) {
+                        Some((m, abs)) => {
+                            self.created_abs.extend(abs);
+                            m
+                        }
+                        None => sig.ret.m.clone(),
+                    },
+                    Mod::Env(_) => {
+                        self.error(
+                            "module-not-parametric",
+                            f.span,
+                            "Cannot apply a module that is not parametric.",
+                        );
+                        empty()
+                    }
+                }
+            }
+            ModExpKind::Ascript(m, sig) => {
+                let m = self.check_modexp(m, bind_path);
+                let mty = self.check_sigexp_top(sig);
+                match self.ascribe(&m, &mty, me.span, bind_path) {
+                    Some((m, abs)) => {
+                        self.created_abs.extend(abs);
+                        m
+                    }
+                    None => mty.m,
+                }
+            }
+            ModExpKind::Lambda { param, ret, body } => {
+                self.check_functor(std::slice::from_ref(param), ret.as_ref(), body, bind_path)
+            }
+        }
+    }
+}
+
+trait NameSpan {
+    fn name_span(&self) -> Span;
+}
+
+impl NameSpan for futhark_syntax::ast::Ident {
+    fn name_span(&self) -> Span {
+        self.span
+    }
+}

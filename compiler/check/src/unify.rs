@@ -1,0 +1,1375 @@
+//! Unification of types and sizes with a constraint store.
+//!
+//! Unification variables (for types and for sizes) live in [`Unifier::vars`] with a *level*:
+//! the depth of scope at which they were created. A variable may only be solved with a type
+//! whose rigid names (type parameters, size parameters, local variables, unknown sizes) are
+//! bound at the same or a shallower level; otherwise the name would escape its scope
+//! (`scope-violation`). Solving lowers the levels of other variables in the solution.
+//!
+//! Type variables carry constraints from their uses (overloaded literals, record fields,
+//! constructors, equality, liftedness) that are checked when they are solved.
+
+use std::collections::BTreeMap;
+
+use futhark_syntax::Span;
+use rustc_hash::FxHashMap;
+
+use crate::types::{
+    Arrow, Liftedness, Name, PrimType, RetType, Size, Subst, Type, TypeArg, TypeVar, VName,
+};
+
+/// Hands out fresh [`VName`]s unique to one file (or REPL cell).
+#[derive(Clone, Debug)]
+pub struct NameSupply {
+    file: u32,
+    counter: u32,
+}
+
+impl NameSupply {
+    pub fn new(file: u32) -> NameSupply {
+        NameSupply { file, counter: 0 }
+    }
+
+    pub fn fresh(&mut self, name: impl Into<Name>) -> VName {
+        self.counter = self.counter.wrapping_add(1);
+        VName::new(name, ((self.file as u64) << 32) | self.counter as u64)
+    }
+}
+
+/// What is known about a unification variable.
+#[derive(Clone, Debug)]
+pub enum Constraint {
+    /// Any type of at most this liftedness.
+    Free(Liftedness),
+    /// One of these primitive types (overloaded literals and operators).
+    Overloaded(Vec<PrimType>),
+    /// Any type supporting `==`.
+    Equality,
+    /// A record with at least these fields.
+    HasFields(BTreeMap<Name, Type>),
+    /// A sum type with at least these constructors.
+    HasConstrs(BTreeMap<Name, Vec<Type>>),
+    Solved(Type),
+    /// A size not yet known.
+    SizeFree,
+    SizeSolved(Size),
+}
+
+#[derive(Clone, Debug)]
+pub struct VarInfo {
+    pub level: u32,
+    pub constraint: Constraint,
+    /// Where the variable arose, for "ambiguous type" diagnostics and notes.
+    pub span: Span,
+}
+
+/// Why a rigid size is unknown, for notes in diagnostics.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum UnknownSource {
+    /// An existential returned by this function.
+    Ret(Option<String>),
+    /// A function argument that is not a variable or constant.
+    Arg(Option<String>),
+    Slice,
+    Range,
+    /// Branches of a conditional with different sizes.
+    Cond,
+    /// A loop parameter whose size changes.
+    Loop,
+    /// A size whose variable went out of scope.
+    OutOfScope(String),
+    /// An anonymous dimension in a coercion or abbreviation.
+    Coerce,
+    /// Invented to stand for an existential absorbed by a lifted type variable.
+    Unify,
+}
+
+/// A rigid name bound in the definition being checked.
+#[derive(Clone, Debug)]
+pub struct RigidInfo {
+    pub level: u32,
+    /// `Some` for unknown sizes (existentials made concrete at a use).
+    pub unknown: Option<(UnknownSource, Span)>,
+    /// Set for sizes of loop parameters that change between iterations.
+    pub loop_variant: bool,
+}
+
+/// Why two types failed to unify. The caller adds context ("Cannot apply …").
+#[derive(Clone, Debug)]
+pub enum UnifyError {
+    Types { expected: Type, actual: Type },
+    Sizes { expected: Size, actual: Size },
+    Fields(Vec<Name>),
+    Constrs(Vec<Name>),
+    Arity(Name),
+    Occurs { var: VName, ty: String },
+    Scope { var: String, name: VName, in_loop: bool },
+    /// A mismatch inside a record field (for the "When matching…" breadcrumb).
+    InField(Name, Box<UnifyError>),
+    Other(String),
+}
+
+impl UnifyError {
+    pub fn message(&self) -> String {
+        match self {
+            UnifyError::Types { expected, actual } => {
+                format!("Types \"{expected}\" and \"{actual}\" do not match.")
+            }
+            UnifyError::Sizes { expected, actual } => {
+                format!("Sizes \"{expected}\" and \"{actual}\" do not match.")
+            }
+            UnifyError::Fields(fs) => {
+                let names: Vec<&str> = fs.iter().map(|f| &**f).collect();
+                format!("Cannot unify record types: unshared fields: {}.", names.join(", "))
+            }
+            UnifyError::Constrs(cs) => {
+                let names: Vec<String> = cs.iter().map(|c| format!("#{c}")).collect();
+                format!("Unshared constructors: {}.", names.join(", "))
+            }
+            UnifyError::Arity(c) => {
+                format!("Constructor \"#{c}\" has payloads that differ in arity.")
+            }
+            UnifyError::Occurs { var, ty } => format!(
+                "Occurs check: cannot instantiate \"{}\" with \"{ty}\" (the type would be infinite).",
+                var.name()
+            ),
+            UnifyError::Scope { var, name, in_loop } => {
+                if *in_loop {
+                    format!(
+                        "Size \"{}\" is created inside the loop body, but the loop parameter \"{var}\" needs it.",
+                        name.name()
+                    )
+                } else {
+                    format!(
+                        "Cannot unify \"{var}\" with a type mentioning \"{}\" (scope-violation): \"{}\" is bound in a deeper scope.",
+                        name.name(),
+                        name.name()
+                    )
+                }
+            }
+            UnifyError::InField(f, inner) => {
+                format!("{}\nWhen matching types of record field \"{f}\".", inner.message())
+            }
+            UnifyError::Other(s) => s.clone(),
+        }
+    }
+
+    pub fn code(&self) -> &'static str {
+        match self {
+            UnifyError::Occurs { .. } => "occurs-check",
+            UnifyError::Scope { in_loop: false, .. } => "scope-violation",
+            UnifyError::Scope { in_loop: true, .. } => "loop-variant-escape",
+            UnifyError::InField(_, inner) => inner.code(),
+            _ => "type-mismatch",
+        }
+    }
+}
+
+pub type UResult<T = ()> = Result<T, UnifyError>;
+
+#[derive(Clone, Debug)]
+pub struct Unifier {
+    pub supply: NameSupply,
+    pub vars: FxHashMap<VName, VarInfo>,
+    pub rigid: FxHashMap<VName, RigidInfo>,
+    /// Set while unifying branch types whose sizes were merged beforehand.
+    ignore_sizes: bool,
+    /// Unknown sizes created since the caller last looked (drained by the checker to note
+    /// which expression produced them).
+    pub created: Vec<VName>,
+    /// Size variables standing for loop parameter sizes, for clearer scope errors.
+    pub loop_vars: rustc_hash::FxHashSet<VName>,
+    /// Liftedness of abstract types and type parameters (for instantiating unlifted type
+    /// variables).
+    pub abstract_lifted: FxHashMap<VName, Liftedness>,
+    /// Size variables left undetermined by a run-time-checked size (see `unify_size_in`).
+    pub dynamic_sizes: Vec<VName>,
+    /// Unknown sizes made for pairs of differing branch sizes, during one merge.
+    merge_memo: Vec<(Size, Size, Size)>,
+}
+
+impl Unifier {
+    pub fn new(file: u32) -> Unifier {
+        Unifier {
+            supply: NameSupply::new(file),
+            vars: FxHashMap::default(),
+            rigid: FxHashMap::default(),
+            ignore_sizes: false,
+            created: Vec::new(),
+            loop_vars: Default::default(),
+            abstract_lifted: FxHashMap::default(),
+            merge_memo: Vec::new(),
+            dynamic_sizes: Vec::new(),
+        }
+    }
+
+    pub fn fresh_name(&mut self, name: &str) -> VName {
+        self.supply.fresh(name)
+    }
+
+    pub fn new_var(&mut self, name: &str, level: u32, constraint: Constraint, span: Span) -> VName {
+        let v = self.supply.fresh(name);
+        self.vars.insert(
+            v.clone(),
+            VarInfo {
+                level,
+                constraint,
+                span,
+            },
+        );
+        v
+    }
+
+    pub fn new_tyvar(&mut self, name: &str, level: u32, span: Span) -> Type {
+        Type::var(self.new_var(name, level, Constraint::Free(Liftedness::Lifted), span))
+    }
+
+    pub fn new_sizevar(&mut self, name: &str, level: u32, span: Span) -> VName {
+        self.new_var(name, level, Constraint::SizeFree, span)
+    }
+
+    /// A fresh rigid unknown size at `level`.
+    pub fn new_unknown(&mut self, name: &str, level: u32, src: UnknownSource, span: Span) -> VName {
+        let v = self.supply.fresh(name);
+        if src != UnknownSource::Unify {
+            self.created.push(v.clone());
+        }
+        self.rigid.insert(
+            v.clone(),
+            RigidInfo {
+                level,
+                unknown: Some((src, span)),
+                loop_variant: false,
+            },
+        );
+        v
+    }
+
+    pub fn bind_rigid(&mut self, v: &VName, level: u32) {
+        self.rigid.insert(
+            v.clone(),
+            RigidInfo {
+                level,
+                unknown: None,
+                loop_variant: false,
+            },
+        );
+    }
+
+    pub fn is_var(&self, v: &VName) -> bool {
+        self.vars.contains_key(v)
+    }
+
+    /// True if `v` is an unsolved unification variable.
+    pub fn is_free_var(&self, v: &VName) -> bool {
+        matches!(
+            self.vars.get(v).map(|i| &i.constraint),
+            Some(
+                Constraint::Free(_)
+                    | Constraint::Overloaded(_)
+                    | Constraint::Equality
+                    | Constraint::HasFields(_)
+                    | Constraint::HasConstrs(_)
+                    | Constraint::SizeFree
+            )
+        )
+    }
+
+    pub fn is_unknown(&self, v: &VName) -> bool {
+        self.rigid.get(v).is_some_and(|r| r.unknown.is_some())
+    }
+
+    pub fn level_of(&self, v: &VName) -> Option<u32> {
+        self.vars
+            .get(v)
+            .map(|i| i.level)
+            .or_else(|| self.rigid.get(v).map(|r| r.level))
+    }
+
+    /// Follows solved variables at the top of a type.
+    pub fn resolve(&self, t: &Type) -> Type {
+        let mut t = t.clone();
+        for _ in 0..10_000 {
+            match &t {
+                Type::Var(tv) if tv.args.is_empty() => match self.vars.get(&tv.name) {
+                    Some(VarInfo {
+                        constraint: Constraint::Solved(s),
+                        ..
+                    }) => {
+                        let u = tv.unique;
+                        t = if u { s.clone().with_unique(true) } else { s.clone() };
+                    }
+                    _ => return t,
+                },
+                // An array whose element variable was solved to an array has more
+                // dimensions than its shape shows.
+                Type::Array(a) if matches!(a.elem, Type::Var(_)) => {
+                    let e = self.resolve(&a.elem);
+                    return if e.is_array() {
+                        Type::array(e, a.shape.clone(), a.unique)
+                    } else {
+                        t
+                    };
+                }
+                _ => return t,
+            }
+        }
+        t
+    }
+
+    pub fn resolve_size(&self, s: &Size) -> Size {
+        let mut s = s.clone();
+        for _ in 0..10_000 {
+            match &s {
+                Size::Var(v) => match self.vars.get(v) {
+                    Some(VarInfo {
+                        constraint: Constraint::SizeSolved(d),
+                        ..
+                    }) => s = d.clone(),
+                    _ => return s,
+                },
+                _ => return s,
+            }
+        }
+        s
+    }
+
+    /// Applies the substitution deeply.
+    pub fn zonk(&self, t: &Type) -> Type {
+        self.zonk_depth(t, 0)
+    }
+
+    fn zonk_depth(&self, t: &Type, depth: u32) -> Type {
+        if depth > 200 {
+            return t.clone();
+        }
+        let f = |v: &VName| match self.vars.get(v).map(|i| &i.constraint) {
+            Some(Constraint::Solved(s)) => Some(Subst::Type(self.zonk_depth(s, depth + 1))),
+            Some(Constraint::SizeSolved(s)) => Some(Subst::Size(self.zonk_size(s))),
+            _ => None,
+        };
+        t.subst(&f)
+    }
+
+    pub fn zonk_size(&self, s: &Size) -> Size {
+        self.zonk_size_depth(s, 0)
+    }
+
+    fn zonk_size_depth(&self, s: &Size, depth: u32) -> Size {
+        if depth > 200 {
+            return s.clone();
+        }
+        s.subst(&|v| match self.vars.get(v).map(|i| &i.constraint) {
+            Some(Constraint::SizeSolved(d)) => Some(self.zonk_size_depth(d, depth + 1)),
+            _ => None,
+        })
+    }
+
+    pub fn zonk_ret(&self, r: &RetType) -> RetType {
+        RetType {
+            ext: r.ext.clone(),
+            ty: self.zonk(&r.ty),
+        }
+    }
+
+    /// Unifies `expected` with `actual`.
+    pub fn unify(&mut self, expected: &Type, actual: &Type) -> UResult {
+        self.unify_in(expected, actual, &[], 0)
+    }
+
+    fn unify_in(&mut self, t1: &Type, t2: &Type, bound: &[VName], depth: u32) -> UResult {
+        if depth > 500 {
+            return Err(UnifyError::Other("Type too deeply nested.".into()));
+        }
+        let t1 = self.resolve(t1);
+        let t2 = self.resolve(t2);
+        let mismatch = |s: &Unifier| UnifyError::Types {
+            expected: s.zonk(&t1),
+            actual: s.zonk(&t2),
+        };
+        match (&t1, &t2) {
+            (Type::Error, _) | (_, Type::Error) => Ok(()),
+            (Type::Var(v1), Type::Var(v2)) if v1.name == v2.name => {
+                if v1.args.len() != v2.args.len() {
+                    return Err(mismatch(self));
+                }
+                for (a1, a2) in v1.args.iter().zip(&v2.args) {
+                    match (a1, a2) {
+                        (TypeArg::Size(s1), TypeArg::Size(s2)) => self.unify_size_in(s1, s2, bound)?,
+                        (TypeArg::Type(x1), TypeArg::Type(x2)) => {
+                            self.unify_in(x1, x2, bound, depth + 1)?
+                        }
+                        _ => return Err(mismatch(self)),
+                    }
+                }
+                Ok(())
+            }
+            (Type::Var(v1), Type::Var(v2))
+                if v1.args.is_empty()
+                    && v2.args.is_empty()
+                    && self.is_free_var(&v1.name)
+                    && self.is_free_var(&v2.name) =>
+            {
+                // Link the deeper variable to the shallower one so levels only decrease.
+                let l1 = self.vars[&v1.name].level;
+                let l2 = self.vars[&v2.name].level;
+                if l1 <= l2 {
+                    self.link(&v2.name, &t1, bound)
+                } else {
+                    self.link(&v1.name, &t2, bound)
+                }
+            }
+            (Type::Var(v1), _) if v1.args.is_empty() && self.is_free_var(&v1.name) => {
+                self.link(&v1.name, &t2, bound)
+            }
+            (_, Type::Var(v2)) if v2.args.is_empty() && self.is_free_var(&v2.name) => {
+                self.link(&v2.name, &t1, bound)
+            }
+            (Type::Prim(p1), Type::Prim(p2)) if p1 == p2 => Ok(()),
+            (Type::Array(a1), Type::Array(a2)) => {
+                self.unify_size_in(&a1.shape[0], &a2.shape[0], bound)
+                    .map_err(|e| self.explain_size_error(e, &t1, &t2))?;
+                let r1 = t1.row().unwrap_or(Type::Error);
+                let r2 = t2.row().unwrap_or(Type::Error);
+                match self.unify_in(&r1, &r2, bound, depth + 1) {
+                    Err(UnifyError::Types { .. }) => Err(mismatch(self)),
+                    r => r,
+                }
+            }
+            (Type::Record(f1), Type::Record(f2)) => {
+                let mut missing: Vec<Name> = f1
+                    .keys()
+                    .filter(|k| !f2.contains_key(*k))
+                    .chain(f2.keys().filter(|k| !f1.contains_key(*k)))
+                    .cloned()
+                    .collect();
+                missing.sort();
+                if !missing.is_empty() {
+                    if t1.as_tuple().is_some() && t2.as_tuple().is_some() {
+                        return Err(mismatch(self));
+                    }
+                    return Err(UnifyError::Fields(missing));
+                }
+                for (k, x1) in f1 {
+                    let x2 = &f2[k];
+                    if let Err(e) = self.unify_in(x1, x2, bound, depth + 1) {
+                        return Err(UnifyError::InField(k.clone(), Box::new(e)));
+                    }
+                }
+                Ok(())
+            }
+            (Type::Sum(c1), Type::Sum(c2)) => {
+                let mut missing: Vec<Name> = c1
+                    .keys()
+                    .filter(|k| !c2.contains_key(*k))
+                    .chain(c2.keys().filter(|k| !c1.contains_key(*k)))
+                    .cloned()
+                    .collect();
+                missing.sort();
+                if !missing.is_empty() {
+                    return Err(UnifyError::Constrs(missing));
+                }
+                for (k, ts1) in c1 {
+                    let ts2 = &c2[k];
+                    if ts1.len() != ts2.len() {
+                        return Err(UnifyError::Arity(k.clone()));
+                    }
+                    for (x1, x2) in ts1.iter().zip(ts2) {
+                        match self.unify_in(x1, x2, bound, depth + 1) {
+                            Err(UnifyError::Types { .. }) => return Err(mismatch(self)),
+                            r => r?,
+                        }
+                    }
+                }
+                Ok(())
+            }
+            (Type::Arrow(a1), Type::Arrow(a2)) => self.unify_arrows(a1, a2, bound, depth),
+            _ => Err(mismatch(self)),
+        }
+    }
+
+    /// Adds the full types to a size error found inside them.
+    fn explain_size_error(&self, e: UnifyError, _t1: &Type, _t2: &Type) -> UnifyError {
+        e
+    }
+
+    fn unify_arrows(&mut self, a1: &Arrow, a2: &Arrow, bound: &[VName], depth: u32) -> UResult {
+        let mut bound: Vec<VName> = bound.to_vec();
+        bound.extend(a1.param_name.iter().cloned());
+        bound.extend(a2.param_name.iter().cloned());
+        self.unify_in(&a1.param, &a2.param, &bound, depth + 1)?;
+        if a2.param.is_unique() && !a1.param.is_unique() {
+            return Err(UnifyError::Other(
+                "A consuming function cannot be used where a non-consuming one is expected (unify-consuming-param).".into(),
+            ));
+        }
+        // Rename the actual parameter name to the expected one in dependent return types.
+        let mut r2 = a2.ret.ty.clone();
+        if let (Some(p1), Some(p2)) = (&a1.param_name, &a2.param_name) {
+            if p1 != p2 {
+                let p1 = p1.clone();
+                let p2c = p2.clone();
+                r2 = r2.subst_sizes(&|v| (*v == p2c).then(|| Size::Var(p1.clone())));
+            }
+        }
+        // Existentials of the expected side may be instantiated to anything (fresh size
+        // variables each time); those of the actual side are rigid.
+        let level = u32::MAX;
+        let mut r1 = a1.ret.ty.clone();
+        if !a1.ret.ext.is_empty() {
+            let mut map = Vec::new();
+            for e in &a1.ret.ext {
+                let v = self.new_var(e.name(), level, Constraint::SizeFree, Span::default());
+                map.push((e.clone(), Size::Var(v)));
+            }
+            r1 = r1.subst_sizes(&|v| map.iter().find(|(x, _)| x == v).map(|(_, s)| s.clone()));
+        }
+        for e in &a2.ret.ext {
+            self.rigid.insert(
+                e.clone(),
+                RigidInfo {
+                    level,
+                    unknown: Some((UnknownSource::Unify, Span::default())),
+                    loop_variant: false,
+                },
+            );
+        }
+        // Only the actual side's existentials are rigid names that must not escape; the
+        // expected side's are ordinary size variables (and keep their solutions).
+        bound.extend(a2.ret.ext.iter().cloned());
+        let r = self.unify_in(&r1, &r2, &bound, depth + 1);
+        for e in &a2.ret.ext {
+            self.rigid.remove(e);
+        }
+        r
+    }
+
+    pub fn unify_size(&mut self, expected: &Size, actual: &Size) -> UResult {
+        self.unify_size_in(expected, actual, &[])
+    }
+
+    fn unify_size_in(&mut self, s1: &Size, s2: &Size, bound: &[VName]) -> UResult {
+        if self.ignore_sizes {
+            return Ok(());
+        }
+        let s1 = self.zonk_size(s1);
+        let s2 = self.zonk_size(s2);
+        if s1 == s2 {
+            return Ok(());
+        }
+        let free = |u: &Unifier, s: &Size| match s {
+            Size::Var(v) if u.is_free_var(v) => Some(v.clone()),
+            _ => None,
+        };
+        match (free(self, &s1), free(self, &s2)) {
+            (Some(v1), Some(v2)) => {
+                let l1 = self.vars[&v1].level;
+                let l2 = self.vars[&v2].level;
+                if l1 <= l2 {
+                    self.link_size(&v2, &s1, bound)
+                } else {
+                    self.link_size(&v1, &s2, bound)
+                }
+            }
+            (Some(v1), None) => self.link_size(&v1, &s2, bound),
+            (None, Some(v2)) => self.link_size(&v2, &s1, bound),
+            (None, None) => {
+                // Sizes are terms: the same operator or function applied to unifiable
+                // arguments unify (`[n' * m']` with `[n * m]`).
+                let mismatch = || UnifyError::Sizes {
+                    expected: s1.clone(),
+                    actual: s2.clone(),
+                };
+                match (&s1, &s2) {
+                    (Size::BinOp(o1, a1, b1), Size::BinOp(o2, a2, b2)) if o1 == o2 => {
+                        self.unify_size_in(a1, a2, bound).map_err(|_| mismatch())?;
+                        self.unify_size_in(b1, b2, bound).map_err(|_| mismatch())
+                    }
+                    (Size::Index(a1, x1), Size::Index(a2, x2)) if x1.len() == x2.len() => {
+                        self.unify_size_in(a1, a2, bound).map_err(|_| mismatch())?;
+                        for (a, b) in x1.iter().zip(x2) {
+                            self.unify_size_in(a, b, bound).map_err(|_| mismatch())?;
+                        }
+                        Ok(())
+                    }
+                    (Size::Proj(a1, f1), Size::Proj(a2, f2)) if f1 == f2 => {
+                        self.unify_size_in(a1, a2, bound).map_err(|_| mismatch())
+                    }
+                    (Size::Apply(f1, x1), Size::Apply(f2, x2)) if f1 == f2 && x1.len() == x2.len() => {
+                        for (a, b) in x1.iter().zip(x2) {
+                            self.unify_size_in(a, b, bound).map_err(|_| mismatch())?;
+                        }
+                        Ok(())
+                    }
+                    _ => {
+                        // A compound size of variables to be inferred (`[n * m]` of
+                        // `unflatten`) against some other size: Futhark checks this at run
+                        // time, so accept and leave the variables to be decided later.
+                        let mut vs = Vec::new();
+                        let compound = |s: &Size| !matches!(s, Size::Var(_) | Size::Lit(_));
+                        for s in [&s1, &s2] {
+                            if compound(s) {
+                                s.each_var(&mut |v| {
+                                    if self.is_free_var(v) {
+                                        vs.push(v.clone())
+                                    }
+                                });
+                            }
+                        }
+                        if vs.is_empty() {
+                            return Err(mismatch());
+                        }
+                        self.dynamic_sizes.extend(vs);
+                        Ok(())
+                    }
+                }
+            }
+        }
+    }
+
+    fn link_size(&mut self, v: &VName, s: &Size, bound: &[VName]) -> UResult {
+        if s.mentions(v) {
+            return Err(UnifyError::Occurs {
+                var: v.clone(),
+                ty: s.to_string(),
+            });
+        }
+        let level = self.vars[v].level;
+        let mut err = None;
+        let mut lower = Vec::new();
+        s.each_var(&mut |w| {
+            if err.is_some() {
+                return;
+            }
+            if bound.contains(w) && level != u32::MAX {
+                err = Some(UnifyError::Sizes {
+                    expected: Size::Var(v.clone()),
+                    actual: s.clone(),
+                });
+            } else if let Some(info) = self.vars.get(w) {
+                if info.level > level {
+                    lower.push(w.clone());
+                }
+            } else if let Some(r) = self.rigid.get(w) {
+                // Unknown sizes are governed by causality, not scope.
+                if r.level > level && r.unknown.is_none() {
+                    err = Some(UnifyError::Scope {
+                        var: v.name().to_string(),
+                        name: w.clone(),
+                        in_loop: self.loop_vars.contains(v),
+                    });
+                }
+            }
+        });
+        if let Some(e) = err {
+            return Err(e);
+        }
+        for w in lower {
+            if let Some(info) = self.vars.get_mut(&w) {
+                info.level = level;
+            }
+        }
+        if let Some(info) = self.vars.get_mut(v) {
+            info.constraint = Constraint::SizeSolved(s.clone());
+        }
+        Ok(())
+    }
+
+    /// Unifies two types whose sizes are allowed to differ (size coercions).
+    pub fn unify_ignoring_sizes(&mut self, expected: &Type, actual: &Type) -> UResult {
+        let old = self.ignore_sizes;
+        self.ignore_sizes = true;
+        let r = self.unify(expected, actual);
+        self.ignore_sizes = old;
+        r
+    }
+
+    fn occurs(&self, v: &VName, t: &Type) -> bool {
+        let mut found = false;
+        t.each_tyvar(&mut |w| found |= w == v);
+        found
+    }
+
+    /// Solves the type variable `v` with `t`, checking its constraint.
+    fn link(&mut self, v: &VName, t: &Type, bound: &[VName]) -> UResult {
+        let t = self.zonk(t);
+        if let Type::Var(tv) = &t {
+            if tv.name == *v {
+                return Ok(());
+            }
+        }
+        if self.occurs(v, &t) {
+            return Err(UnifyError::Occurs {
+                var: v.clone(),
+                ty: t.to_string(),
+            });
+        }
+        let info = self.vars[v].clone();
+        let level = info.level;
+        let mut t = t.with_unique(false);
+
+        // Names bound by an enclosing function type under unification may not escape into
+        // a variable, except into a lifted one where they become unknown sizes.
+        let bound_here: Vec<VName> = t
+            .size_vars()
+            .into_iter()
+            .filter(|n| bound.contains(n))
+            .collect();
+        if !bound_here.is_empty() {
+            // The names become unknown sizes fixed for this variable. (Futhark proper
+            // rejects this for unlifted variables in some cases; we are lenient.)
+            let mut map = Vec::new();
+            for b in &bound_here {
+                let u = self.new_unknown(b.name(), level, UnknownSource::Unify, info.span);
+                map.push((b.clone(), Size::Var(u)));
+            }
+            t = t.subst_sizes(&|n| map.iter().find(|(b, _)| b == n).map(|(_, s)| s.clone()));
+        }
+
+        self.scope_check(v, level, &t)?;
+
+        match info.constraint.clone() {
+            Constraint::Free(l) => {
+                if l == Liftedness::Unlifted {
+                    self.zero_order(&t).map_err(|_| {
+                        UnifyError::Other(format!(
+                            "Type variable \"{}\" must not be functional, but is unified with \"{}\" (non-lifted).",
+                            v.name(),
+                            t
+                        ))
+                    })?;
+                }
+                self.set_solved(v, t);
+                Ok(())
+            }
+            Constraint::Overloaded(ps) => match &t {
+                Type::Prim(p) if ps.contains(p) => {
+                    self.set_solved(v, t);
+                    Ok(())
+                }
+                Type::Var(tv) if tv.args.is_empty() && self.is_free_var(&tv.name) => {
+                    self.constrain_one_of(&tv.name.clone(), &ps)?;
+                    self.set_solved(v, t);
+                    Ok(())
+                }
+                _ => Err(UnifyError::Other(format!(
+                    "Type \"{t}\" is not one of {} (required by an overloaded use).",
+                    crate::pretty::prim_list(&ps)
+                ))),
+            },
+            Constraint::Equality => {
+                self.equality(&t)?;
+                self.set_solved(v, t);
+                Ok(())
+            }
+            Constraint::HasFields(fs) => match &t {
+                Type::Record(tfs) => {
+                    for (k, ft) in &fs {
+                        match tfs.get(k) {
+                            Some(x) => self.unify_in(ft, x, bound, 1)?,
+                            None => {
+                                return Err(UnifyError::Other(format!(
+                                    "Cannot unify record type with \"{t}\": no field \"{k}\"."
+                                )));
+                            }
+                        }
+                    }
+                    self.set_solved(v, t);
+                    Ok(())
+                }
+                Type::Var(tv) if tv.args.is_empty() && self.is_free_var(&tv.name) => {
+                    let w = tv.name.clone();
+                    self.merge_fields(&w, fs, bound)?;
+                    self.set_solved(v, t);
+                    Ok(())
+                }
+                _ => Err(UnifyError::Other(format!(
+                    "Cannot unify record type with fields {} with type \"{t}\".",
+                    fs.keys().map(|k| format!("\"{k}\"")).collect::<Vec<_>>().join(", ")
+                ))),
+            },
+            Constraint::HasConstrs(cs) => match &t {
+                Type::Sum(tcs) => {
+                    for (k, ps) in &cs {
+                        match tcs.get(k) {
+                            Some(ts) if ts.len() == ps.len() => {
+                                for (a, b) in ps.iter().zip(ts) {
+                                    self.unify_in(a, b, bound, 1)?;
+                                }
+                            }
+                            Some(_) => return Err(UnifyError::Arity(k.clone())),
+                            None => {
+                                let mut missing: Vec<Name> =
+                                    cs.keys().filter(|c| !tcs.contains_key(*c)).cloned().collect();
+                                missing.sort();
+                                return Err(UnifyError::Constrs(missing));
+                            }
+                        }
+                    }
+                    self.set_solved(v, t);
+                    Ok(())
+                }
+                Type::Var(tv) if tv.args.is_empty() && self.is_free_var(&tv.name) => {
+                    let w = tv.name.clone();
+                    self.merge_constrs(&w, cs, bound)?;
+                    self.set_solved(v, t);
+                    Ok(())
+                }
+                _ => Err(UnifyError::Other(format!(
+                    "Cannot unify type with constructors {} with type \"{t}\".",
+                    cs.keys().map(|k| format!("#{k}")).collect::<Vec<_>>().join(", ")
+                ))),
+            },
+            Constraint::Solved(_) | Constraint::SizeSolved(_) | Constraint::SizeFree => {
+                self.set_solved(v, t);
+                Ok(())
+            }
+        }
+    }
+
+    fn set_solved(&mut self, v: &VName, t: Type) {
+        if let Some(i) = self.vars.get_mut(v) {
+            i.constraint = Constraint::Solved(t);
+        }
+    }
+
+    /// Every rigid name in `t` must be bound at `level` or above; unification variables in
+    /// `t` are moved up to `level`.
+    fn scope_check(&mut self, v: &VName, level: u32, t: &Type) -> UResult {
+        if level == u32::MAX {
+            return Ok(());
+        }
+        let mut names = Vec::new();
+        t.each_tyvar(&mut |n| names.push(n.clone()));
+        let sizes = t.free_size_vars();
+        for n in names.iter().chain(sizes.iter()) {
+            if let Some(info) = self.vars.get_mut(n) {
+                if info.level > level {
+                    info.level = level;
+                }
+            } else if let Some(r) = self.rigid.get(n) {
+                if r.level > level && r.unknown.is_none() {
+                    return Err(UnifyError::Scope {
+                        var: v.name().to_string(),
+                        name: n.clone(),
+                        in_loop: false,
+                    });
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn merge_fields(&mut self, w: &VName, fs: BTreeMap<Name, Type>, bound: &[VName]) -> UResult {
+        let winfo = self.vars[w].clone();
+        match winfo.constraint {
+            Constraint::Free(_) | Constraint::Equality => {
+                self.vars.get_mut(w).map(|i| i.constraint = Constraint::HasFields(fs));
+                Ok(())
+            }
+            Constraint::HasFields(mut wfs) => {
+                for (k, t) in fs {
+                    if let Some(x) = wfs.get(&k).cloned() {
+                        self.unify_in(&x, &t, bound, 1)?;
+                    } else {
+                        wfs.insert(k, t);
+                    }
+                }
+                self.vars.get_mut(w).map(|i| i.constraint = Constraint::HasFields(wfs));
+                Ok(())
+            }
+            _ => Err(UnifyError::Other(
+                "Cannot unify record type with a non-record type.".into(),
+            )),
+        }
+    }
+
+    fn merge_constrs(&mut self, w: &VName, cs: BTreeMap<Name, Vec<Type>>, bound: &[VName]) -> UResult {
+        let winfo = self.vars[w].clone();
+        match winfo.constraint {
+            Constraint::Free(_) | Constraint::Equality => {
+                self.vars.get_mut(w).map(|i| i.constraint = Constraint::HasConstrs(cs));
+                Ok(())
+            }
+            Constraint::HasConstrs(mut wcs) => {
+                for (k, ts) in cs {
+                    if let Some(xs) = wcs.get(&k).cloned() {
+                        if xs.len() != ts.len() {
+                            return Err(UnifyError::Arity(k));
+                        }
+                        for (x, t) in xs.iter().zip(&ts) {
+                            self.unify_in(x, t, bound, 1)?;
+                        }
+                    } else {
+                        wcs.insert(k, ts);
+                    }
+                }
+                self.vars.get_mut(w).map(|i| i.constraint = Constraint::HasConstrs(wcs));
+                Ok(())
+            }
+            _ => Err(UnifyError::Other(
+                "Cannot unify type with constructors with a non-sum type.".into(),
+            )),
+        }
+    }
+
+    /// Restricts the free variable `w` to the given primitive types.
+    fn constrain_one_of(&mut self, w: &VName, ps: &[PrimType]) -> UResult {
+        let winfo = self.vars[w].clone();
+        let new = match winfo.constraint {
+            Constraint::Free(_) | Constraint::Equality => ps.to_vec(),
+            Constraint::Overloaded(ws) => {
+                let both: Vec<PrimType> = ws.iter().filter(|p| ps.contains(p)).copied().collect();
+                if both.is_empty() {
+                    return Err(UnifyError::Other(format!(
+                        "Type constrained to one of {} but also one of {}.",
+                        crate::pretty::prim_list(ps),
+                        crate::pretty::prim_list(&ws)
+                    )));
+                }
+                both
+            }
+            Constraint::HasFields(_) => {
+                return Err(UnifyError::Other(format!(
+                    "Cannot unify a type constrained to one of {} with type that must be a record.",
+                    crate::pretty::prim_list(ps)
+                )));
+            }
+            Constraint::HasConstrs(_) => {
+                return Err(UnifyError::Other(format!(
+                    "Type constrained to one of {}, but also inferred to be a sum type.",
+                    crate::pretty::prim_list(ps)
+                )));
+            }
+            _ => return Ok(()),
+        };
+        if let Some(i) = self.vars.get_mut(w) {
+            i.constraint = Constraint::Overloaded(new);
+        }
+        Ok(())
+    }
+
+    /// `t` must be one of the primitive types `ps`.
+    pub fn must_be_one_of(&mut self, t: &Type, ps: &[PrimType]) -> UResult {
+        let t = self.resolve(t);
+        match &t {
+            Type::Error => Ok(()),
+            Type::Prim(p) if ps.contains(p) => Ok(()),
+            Type::Var(tv) if tv.args.is_empty() && self.is_free_var(&tv.name) => {
+                if ps.len() == 1 {
+                    return self.unify(&Type::Prim(ps[0]), &t);
+                }
+                self.constrain_one_of(&tv.name.clone(), ps)
+            }
+            _ => Err(UnifyError::Other(format!(
+                "Type \"{}\" is not one of {}.",
+                self.zonk(&t),
+                crate::pretty::prim_list(ps)
+            ))),
+        }
+    }
+
+    /// `t` must support equality: no function types anywhere.
+    pub fn equality(&mut self, t: &Type) -> UResult {
+        let t = self.zonk(t);
+        if t.contains_fun() {
+            return Err(UnifyError::Other(format!(
+                "Type \"{t}\" does not support equality (it is a function type)."
+            )));
+        }
+        let mut names = Vec::new();
+        t.each_tyvar(&mut |n| names.push(n.clone()));
+        for n in names {
+            match self.vars.get(&n).map(|i| i.constraint.clone()) {
+                Some(Constraint::Free(_)) => {
+                    self.vars.get_mut(&n).map(|i| i.constraint = Constraint::Equality);
+                }
+                Some(Constraint::HasConstrs(cs)) => {
+                    for t in cs.values().flatten() {
+                        self.equality(t)?;
+                    }
+                }
+                Some(Constraint::HasFields(fs)) => {
+                    for t in fs.values() {
+                        self.equality(t)?;
+                    }
+                }
+                Some(_) => {}
+                None => {
+                    // A rigid type parameter: only allowed if it cannot be a function, and even
+                    // then Futhark has no equality on type parameters.
+                    if !self.rigid.contains_key(&n) || self.rigid.get(&n).is_some_and(|r| r.unknown.is_none()) {
+                        if self.rigid.contains_key(&n) {
+                            return Err(UnifyError::Other(format!(
+                                "Type \"{t}\" does not support equality (type parameter \"{}\").",
+                                n.name()
+                            )));
+                        }
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// `t` must not be (or contain) a function type; unconstrained variables in it become
+    /// unlifted.
+    pub fn zero_order(&mut self, t: &Type) -> UResult {
+        let t = self.zonk(t);
+        if t.contains_fun() {
+            return Err(UnifyError::Other(format!(
+                "Type \"{t}\" is functional."
+            )));
+        }
+        let mut names = Vec::new();
+        t.each_tyvar(&mut |n| names.push(n.clone()));
+        for n in names {
+            if let Some(i) = self.vars.get_mut(&n) {
+                if let Constraint::Free(_) = i.constraint {
+                    i.constraint = Constraint::Free(Liftedness::Unlifted);
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// The type must have a field `name`; returns its type.
+    pub fn must_have_field(&mut self, t: &Type, name: &Name, level: u32, span: Span) -> UResult<Type> {
+        let t = self.resolve(t);
+        match &t {
+            Type::Error => Ok(Type::Error),
+            Type::Record(fs) => fs.get(name).cloned().ok_or_else(|| {
+                UnifyError::Other(format!(
+                    "Attempt to access field \"{name}\" of value of type \"{}\".",
+                    self.zonk(&t)
+                ))
+            }),
+            Type::Var(tv) if tv.args.is_empty() && self.is_free_var(&tv.name) => {
+                let w = tv.name.clone();
+                let winfo = self.vars[&w].clone();
+                match winfo.constraint {
+                    Constraint::HasFields(fs) if fs.contains_key(name) => Ok(fs[name].clone()),
+                    Constraint::Free(_) | Constraint::HasFields(_) | Constraint::Equality => {
+                        let ft = self.new_tyvar("t", level.min(winfo.level), span);
+                        let mut m = BTreeMap::new();
+                        m.insert(name.clone(), ft.clone());
+                        self.merge_fields(&w, m, &[])?;
+                        Ok(ft)
+                    }
+                    _ => Err(UnifyError::Other(format!(
+                        "Attempt to access field \"{name}\" of value of type \"{}\".",
+                        self.zonk(&t)
+                    ))),
+                }
+            }
+            _ => Err(UnifyError::Other(format!(
+                "Attempt to access field \"{name}\" of value of type \"{}\".",
+                self.zonk(&t)
+            ))),
+        }
+    }
+
+    /// The type must be a sum with constructor `c` carrying `payload`.
+    pub fn must_have_constr(&mut self, t: &Type, c: &Name, payload: &[Type]) -> UResult {
+        let t = self.resolve(t);
+        match &t {
+            Type::Error => Ok(()),
+            Type::Sum(cs) => match cs.get(c) {
+                Some(ts) if ts.len() == payload.len() => {
+                    for (a, b) in ts.iter().zip(payload) {
+                        self.unify(a, b)?;
+                    }
+                    Ok(())
+                }
+                Some(_) => Err(UnifyError::Arity(c.clone())),
+                None => Err(UnifyError::Other(format!(
+                    "Constructor \"#{c}\" is not present in type \"{}\".",
+                    self.zonk(&t)
+                ))),
+            },
+            Type::Var(tv) if tv.args.is_empty() && self.is_free_var(&tv.name) => {
+                let mut m = BTreeMap::new();
+                m.insert(c.clone(), payload.to_vec());
+                self.merge_constrs(&tv.name.clone(), m, &[])
+            }
+            _ => Err(UnifyError::Other(format!(
+                "Cannot unify type with constructors \"#{c}\" with type \"{}\" (not a sum type).",
+                self.zonk(&t)
+            ))),
+        }
+    }
+
+    /// Unifies the types of two branches, turning sizes that differ between them into fresh
+    /// unknown sizes instead of failing. Returns the common type.
+    pub fn unify_branches(&mut self, t1: &Type, t2: &Type, level: u32, span: Span) -> UResult<Type> {
+        let t1z = self.zonk(t1);
+        let t2z = self.zonk(t2);
+        self.merge_memo.clear();
+        let merged = self.merge_sizes(&t1z, &t2z, level, span);
+        self.ignore_sizes = true;
+        let r = self.unify(&t1z, &t2z);
+        self.ignore_sizes = false;
+        r?;
+        Ok(self.zonk(&merged))
+    }
+
+    /// Walks two types in parallel; where both have rigid, different sizes, uses a fresh
+    /// unknown size. Everything else comes from `t1`.
+    fn merge_sizes(&mut self, t1: &Type, t2: &Type, level: u32, span: Span) -> Type {
+        match (t1, t2) {
+            (Type::Array(a1), Type::Array(a2)) if a1.shape.len() == a2.shape.len() => {
+                let shape = a1
+                    .shape
+                    .iter()
+                    .zip(&a2.shape)
+                    .map(|(d1, d2)| self.merge_dim(d1, d2, level, span))
+                    .collect();
+                let elem = self.merge_sizes(&a1.elem, &a2.elem, level, span);
+                Type::array(elem, shape, a1.unique && a2.unique)
+            }
+            (Type::Array(a1), Type::Array(a2)) => {
+                // Different ranks: merge the common outer dimensions when one side's element
+                // may still be an array.
+                let n = a1.shape.len().min(a2.shape.len());
+                let shape: Vec<Size> = a1.shape[..n]
+                    .iter()
+                    .zip(&a2.shape[..n])
+                    .map(|(d1, d2)| self.merge_dim(d1, d2, level, span))
+                    .collect();
+                let r1 = t1.strip_dims(n).unwrap_or(Type::Error);
+                let r2 = t2.strip_dims(n).unwrap_or(Type::Error);
+                let elem = self.merge_sizes(&r1, &r2, level, span);
+                Type::array(elem, shape, false)
+            }
+            (Type::Record(f1), Type::Record(f2)) if f1.len() == f2.len() && f1.keys().eq(f2.keys()) => {
+                Type::Record(
+                    f1.iter()
+                        .map(|(k, x)| (k.clone(), self.merge_sizes(x, &f2[k], level, span)))
+                        .collect(),
+                )
+            }
+            (Type::Sum(c1), Type::Sum(c2)) if c1.keys().eq(c2.keys()) => Type::Sum(
+                c1.iter()
+                    .map(|(k, xs)| {
+                        let ys = &c2[k];
+                        if xs.len() != ys.len() {
+                            return (k.clone(), xs.clone());
+                        }
+                        (
+                            k.clone(),
+                            xs.iter()
+                                .zip(ys)
+                                .map(|(x, y)| self.merge_sizes(x, y, level, span))
+                                .collect(),
+                        )
+                    })
+                    .collect(),
+            ),
+            (Type::Var(v1), Type::Var(v2)) if v1.name == v2.name && v1.args.len() == v2.args.len() => {
+                Type::Var(TypeVar {
+                    name: v1.name.clone(),
+                    unique: v1.unique,
+                    args: v1
+                        .args
+                        .iter()
+                        .zip(&v2.args)
+                        .map(|(a, b)| match (a, b) {
+                            (TypeArg::Size(d1), TypeArg::Size(d2)) => {
+                                TypeArg::Size(self.merge_dim(d1, d2, level, span))
+                            }
+                            (TypeArg::Type(x), TypeArg::Type(y)) => {
+                                TypeArg::Type(self.merge_sizes(x, y, level, span))
+                            }
+                            (a, _) => a.clone(),
+                        })
+                        .collect(),
+                })
+            }
+            (Type::Var(v1), _) if self.is_free_var(&v1.name) => t2.clone(),
+            _ => t1.clone(),
+        }
+    }
+
+    fn merge_dim(&mut self, d1: &Size, d2: &Size, level: u32, span: Span) -> Size {
+        let d1 = self.zonk_size(d1);
+        let d2 = self.zonk_size(d2);
+        if d1 == d2 {
+            return d1;
+        }
+        let flexible = |u: &Unifier, d: &Size| matches!(d, Size::Var(v) if u.is_free_var(v));
+        if flexible(self, &d1) || flexible(self, &d2) {
+            if self.unify_size(&d1, &d2).is_ok() {
+                return self.zonk_size(&d1);
+            }
+        }
+        // The same pair of sizes gets the same unknown (`([3], [3])` vs `([2], [2])`).
+        if let Some((_, _, u)) = self.merge_memo.iter().find(|(a, b, _)| *a == d1 && *b == d2) {
+            return u.clone();
+        }
+        let u = Size::Var(self.new_unknown("d", level, UnknownSource::Cond, span));
+        self.merge_memo.push((d1, d2, u.clone()));
+        u
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sp() -> Span {
+        Span::default()
+    }
+
+    #[test]
+    fn prim_mismatch() {
+        let mut u = Unifier::new(1);
+        let e = u.unify(&Type::Prim(PrimType::I32), &Type::Prim(PrimType::F32));
+        assert!(matches!(e, Err(UnifyError::Types { .. })));
+    }
+
+    #[test]
+    fn var_solves_and_zonks() {
+        let mut u = Unifier::new(1);
+        let a = u.new_tyvar("a", 0, sp());
+        let arr = Type::array(a.clone(), vec![Size::Lit(3)], false);
+        u.unify(&arr, &Type::array(Type::Prim(PrimType::I64), vec![Size::Lit(3)], false))
+            .unwrap();
+        assert_eq!(u.zonk(&a), Type::Prim(PrimType::I64));
+    }
+
+    #[test]
+    fn row_polymorphic_elem() {
+        // [n]a ~ [3][4]i32 gives a = [4]i32.
+        let mut u = Unifier::new(1);
+        let a = u.new_tyvar("a", 0, sp());
+        let n = u.new_sizevar("n", 0, sp());
+        let t1 = Type::array(a.clone(), vec![Size::Var(n.clone())], false);
+        let t2 = Type::array(Type::Prim(PrimType::I32), vec![Size::Lit(3), Size::Lit(4)], false);
+        u.unify(&t1, &t2).unwrap();
+        assert_eq!(u.zonk(&a).to_string(), "[4]i32");
+        assert_eq!(u.zonk_size(&Size::Var(n)), Size::Lit(3));
+    }
+
+    #[test]
+    fn rigid_sizes_mismatch() {
+        let mut u = Unifier::new(1);
+        let n = u.fresh_name("n");
+        let m = u.fresh_name("m");
+        u.bind_rigid(&n, 0);
+        u.bind_rigid(&m, 0);
+        let t1 = Type::array(Type::bool(), vec![Size::Var(n)], false);
+        let t2 = Type::array(Type::bool(), vec![Size::Var(m)], false);
+        let e = u.unify(&t1, &t2).unwrap_err();
+        assert_eq!(e.message(), "Sizes \"n\" and \"m\" do not match.");
+    }
+
+    #[test]
+    fn occurs_check() {
+        let mut u = Unifier::new(1);
+        let a = u.new_tyvar("a", 0, sp());
+        let arr = Type::array(a.clone(), vec![Size::Lit(1)], false);
+        let e = u.unify(&a, &arr).unwrap_err();
+        assert_eq!(e.code(), "occurs-check");
+    }
+
+    #[test]
+    fn scope_violation_by_level() {
+        let mut u = Unifier::new(1);
+        let a = u.new_tyvar("a", 1, sp());
+        let n = u.fresh_name("n");
+        u.bind_rigid(&n, 2);
+        let t = Type::array(Type::bool(), vec![Size::Var(n)], false);
+        let e = u.unify(&a, &t).unwrap_err();
+        assert_eq!(e.code(), "scope-violation");
+    }
+
+    #[test]
+    fn overloaded_literal() {
+        let mut u = Unifier::new(1);
+        let v = u.new_var("t", 0, Constraint::Overloaded(PrimType::numeric()), sp());
+        assert!(u.unify(&Type::var(v.clone()), &Type::bool()).is_err());
+        u.unify(&Type::var(v.clone()), &Type::Prim(PrimType::U8)).unwrap();
+        assert_eq!(u.zonk(&Type::var(v)), Type::Prim(PrimType::U8));
+    }
+
+    #[test]
+    fn record_fields_mismatch() {
+        let mut u = Unifier::new(1);
+        let mut f1 = BTreeMap::new();
+        f1.insert(Name::from("a"), Type::bool());
+        f1.insert(Name::from("c"), Type::bool());
+        let mut f2 = BTreeMap::new();
+        f2.insert(Name::from("a"), Type::bool());
+        f2.insert(Name::from("d"), Type::bool());
+        let e = u.unify(&Type::Record(f1), &Type::Record(f2)).unwrap_err();
+        assert!(e.message().contains("unshared fields: c, d."));
+    }
+
+    #[test]
+    fn has_field_constraint() {
+        let mut u = Unifier::new(1);
+        let r = u.new_tyvar("r", 0, sp());
+        let ft = u.must_have_field(&r, &Name::from("x"), 0, sp()).unwrap();
+        let mut fs = BTreeMap::new();
+        fs.insert(Name::from("x"), Type::Prim(PrimType::F32));
+        fs.insert(Name::from("y"), Type::bool());
+        u.unify(&r, &Type::Record(fs)).unwrap();
+        assert_eq!(u.zonk(&ft), Type::Prim(PrimType::F32));
+    }
+
+    #[test]
+    fn branches_of_different_sizes() {
+        let mut u = Unifier::new(1);
+        let n = u.fresh_name("n");
+        let m = u.fresh_name("m");
+        u.bind_rigid(&n, 0);
+        u.bind_rigid(&m, 0);
+        let t1 = Type::array(Type::bool(), vec![Size::Var(n)], false);
+        let t2 = Type::array(Type::bool(), vec![Size::Var(m)], false);
+        let t = u.unify_branches(&t1, &t2, 0, sp()).unwrap();
+        let d = t.outer_size().and_then(Size::as_var).unwrap().clone();
+        assert!(u.is_unknown(&d));
+    }
+
+    #[test]
+    fn dependent_arrows_unify() {
+        // (n: i64) -> [n]i32  ~  (x: i64) -> [x]i32
+        let mut u = Unifier::new(1);
+        let n = u.fresh_name("n");
+        let x = u.fresh_name("x");
+        let mk = |p: &VName| {
+            Type::Arrow(Box::new(Arrow {
+                param_name: Some(p.clone()),
+                param: Type::i64(),
+                ret: RetType::plain(Type::array(
+                    Type::Prim(PrimType::I32),
+                    vec![Size::Var(p.clone())],
+                    false,
+                )),
+            }))
+        };
+        u.unify(&mk(&n), &mk(&x)).unwrap();
+    }
+
+    #[test]
+    fn existential_into_unlifted_var_becomes_unknown() {
+        // a -> b  ~  i64 -> ?[k].[k]i32 with b unlifted must fail.
+        let mut u = Unifier::new(1);
+        let a = u.new_tyvar("a", 0, sp());
+        let b = u.new_var("b", 0, Constraint::Free(Liftedness::Unlifted), sp());
+        let k = u.fresh_name("k");
+        let expected = Type::arrow(a, Type::var(b));
+        let actual = Type::Arrow(Box::new(Arrow {
+            param_name: None,
+            param: Type::i64(),
+            ret: RetType {
+                ext: vec![k.clone()],
+                ty: Type::array(Type::Prim(PrimType::I32), vec![Size::Var(k)], false),
+            },
+        }));
+        u.unify(&expected, &actual).unwrap();
+        let t = u.zonk(&Type::var(b));
+        let d = t.outer_size().and_then(Size::as_var).unwrap().clone();
+        assert!(u.is_unknown(&d));
+    }
+}
