@@ -1,0 +1,677 @@
+//! Printing kernel-IR bodies as CUDA C: types, constants, expressions, statements, the
+//! accumulator struct and operator function of reductions, and the vectorised element loop
+//! shared by map, reduce, histogram and scatter.
+//!
+//! Naming keeps generated identifiers apart from the prelude's and from each other: IR
+//! variables print as `v_NAME`, arrays as `a_NAME`, size parameters as `s_NAME`, generator
+//! temporaries start with `fut_`, and per-kernel helpers with the kernel's name.
+
+use std::collections::{HashMap, HashSet};
+use std::fmt::Write;
+
+use futhark_ir::{
+    BinOp, Body, CmpOp, Exp, Kernel, KernelProgram, Lambda, MathFn, Name, PrimType, PrimValue,
+    SegSpace, Size, Stm, UnOp,
+};
+
+/// The C type a value of `t` has in registers (`f16` computes in `float`).
+pub fn reg_ty(t: PrimType) -> &'static str {
+    match t {
+        PrimType::F16 => "f32",
+        _ => t.name(),
+    }
+}
+
+/// The C type of an element of `t` in memory.
+pub fn store_ty(t: PrimType) -> &'static str {
+    match t {
+        PrimType::F16 => "f16s",
+        _ => t.name(),
+    }
+}
+
+/// Converts a loaded element to its register value.
+pub fn load_conv(t: PrimType, e: &str) -> String {
+    match t {
+        PrimType::F16 => format!("fut_f16_load({e})"),
+        _ => e.to_string(),
+    }
+}
+
+/// Converts a register value to the element stored in memory.
+pub fn store_conv(t: PrimType, e: &str) -> String {
+    match t {
+        PrimType::F16 => format!("fut_f16_store({e})"),
+        _ => e.to_string(),
+    }
+}
+
+/// Size and alignment of a C struct holding one field per type, as the C compiler lays it
+/// out (needed to size shared memory and scratch arrays of accumulators on the host).
+pub fn struct_layout(tys: &[PrimType]) -> (usize, usize) {
+    let mut size = 0usize;
+    let mut align = 1usize;
+    for t in tys {
+        let s = match t {
+            PrimType::F16 => 4,
+            _ => t.size_bytes(),
+        };
+        size = size.div_ceil(s) * s + s;
+        align = align.max(s);
+    }
+    (size.div_ceil(align) * align, align)
+}
+
+/// A constant as a C expression of the register type.
+pub fn constant(v: PrimValue) -> String {
+    fn int(ty: &str, neg: bool, bits: u64, mag: u64) -> String {
+        if neg {
+            format!("(({ty})0x{bits:x}ULL)")
+        } else {
+            format!("(({ty}){mag}ULL)")
+        }
+    }
+    fn f32_lit(x: f32) -> String {
+        if x.is_finite() {
+            let s = format!("{x:?}");
+            let s = if s.contains(['.', 'e', 'E']) {
+                s
+            } else {
+                format!("{s}.0")
+            };
+            format!("{s}f")
+        } else {
+            format!("__uint_as_float(0x{:x}u)", x.to_bits())
+        }
+    }
+    match v {
+        PrimValue::Bool(b) => b.to_string(),
+        PrimValue::I8(x) => int("i8", x < 0, x as u8 as u64, x.unsigned_abs() as u64),
+        PrimValue::I16(x) => int("i16", x < 0, x as u16 as u64, x.unsigned_abs() as u64),
+        PrimValue::I32(x) => int("i32", x < 0, x as u32 as u64, x.unsigned_abs() as u64),
+        PrimValue::I64(x) => int("i64", x < 0, x as u64, x.unsigned_abs()),
+        PrimValue::U8(x) => int("u8", false, 0, x as u64),
+        PrimValue::U16(x) => int("u16", false, 0, x as u64),
+        PrimValue::U32(x) => int("u32", false, 0, x as u64),
+        PrimValue::U64(x) => int("u64", false, 0, x),
+        PrimValue::F16(b) => f32_lit(futhark_ir::types::f16_bits_to_f32(b)),
+        PrimValue::F32(x) => f32_lit(x),
+        PrimValue::F64(x) => {
+            if x.is_finite() {
+                let s = format!("{x:?}");
+                if s.contains(['.', 'e', 'E']) {
+                    s
+                } else {
+                    format!("{s}.0")
+                }
+            } else {
+                format!("__longlong_as_double(0x{:x}LL)", x.to_bits())
+            }
+        }
+    }
+}
+
+/// The C expression of a size.
+pub fn size_exp(s: &Size) -> String {
+    match s {
+        Size::Const(c) => format!("((i64){c}LL)"),
+        Size::Param(p) => format!("s_{p}"),
+    }
+}
+
+/// The product of some sizes (1 for none).
+pub fn size_product(sizes: &[&Size]) -> String {
+    if sizes.is_empty() {
+        "((i64)1LL)".into()
+    } else {
+        let parts: Vec<String> = sizes.iter().map(|s| size_exp(s)).collect();
+        format!("({})", parts.join(" * "))
+    }
+}
+
+/// The unsigned type of the same width (signed overflow is undefined in C; Futhark wraps).
+fn unsigned_of(t: PrimType) -> Option<&'static str> {
+    match t {
+        PrimType::I32 => Some("u32"),
+        PrimType::I64 => Some("u64"),
+        _ => None,
+    }
+}
+
+/// Register buffers that replace identity reads inside a vectorised element loop.
+#[derive(Clone, Debug)]
+pub struct VecSubst {
+    /// Array name to the C name of its register buffer.
+    pub bufs: HashMap<Name, String>,
+    /// The C expression of the lane within the vector.
+    pub lane: String,
+}
+
+/// Prints expressions and statements of one kernel.
+#[derive(Clone)]
+pub struct Emitter<'a> {
+    pub prog: &'a KernelProgram,
+    types: HashMap<Name, PrimType>,
+    sizes: HashSet<Name>,
+    space: Option<SegSpace>,
+    vec: Option<VecSubst>,
+}
+
+impl<'a> Emitter<'a> {
+    /// An emitter for a kernel's body: knows the type of every name the body binds.
+    pub fn for_kernel(prog: &'a KernelProgram, kernel: &Kernel) -> Emitter<'a> {
+        let mut types = HashMap::new();
+        let space = kernel.op.space();
+        types.insert(space.flat.clone(), PrimType::I64);
+        for (n, _) in &space.dims {
+            types.insert(n.clone(), PrimType::I64);
+        }
+        collect_bindings(&kernel.op.body().stms, &mut types);
+        Emitter {
+            prog,
+            types,
+            sizes: prog.sizes.iter().cloned().collect(),
+            space: Some(space.clone()),
+            vec: None,
+        }
+    }
+
+    /// An emitter for an operator: only its parameters and its own bindings are in scope.
+    pub fn for_lambda(prog: &'a KernelProgram, lam: &Lambda) -> Emitter<'a> {
+        let mut types: HashMap<Name, PrimType> = lam.params.iter().cloned().collect();
+        collect_bindings(&lam.body.stms, &mut types);
+        Emitter {
+            prog,
+            types,
+            sizes: HashSet::new(),
+            space: None,
+            vec: None,
+        }
+    }
+
+    /// The same emitter, reading identity accesses from register buffers.
+    pub fn with_vec(&self, vec: VecSubst) -> Emitter<'a> {
+        let mut e = self.clone();
+        e.vec = Some(vec);
+        e
+    }
+
+    fn var_ty(&self, v: &str) -> PrimType {
+        if self.sizes.contains(v) {
+            PrimType::I64
+        } else {
+            // The type checker has run, so every variable is bound; i64 is never reached.
+            self.types.get(v).copied().unwrap_or(PrimType::I64)
+        }
+    }
+
+    fn var(&self, v: &str) -> String {
+        if self.sizes.contains(v) && !self.types.contains_key(v) {
+            format!("s_{v}")
+        } else {
+            format!("v_{v}")
+        }
+    }
+
+    /// The C text and type of an expression.
+    pub fn exp(&self, e: &Exp) -> (String, PrimType) {
+        match e {
+            Exp::Const(v) => (constant(*v), v.ty()),
+            Exp::Var(v) => (self.var(v), self.var_ty(v)),
+            Exp::Bin(op, a, b) => {
+                let (x, t) = self.exp(a);
+                let (y, _) = self.exp(b);
+                let rt = reg_ty(t);
+                let float = t.is_float();
+                let s = match op {
+                    BinOp::Add | BinOp::Sub | BinOp::Mul => {
+                        let o = match op {
+                            BinOp::Add => "+",
+                            BinOp::Sub => "-",
+                            _ => "*",
+                        };
+                        match unsigned_of(t) {
+                            Some(u) => format!("(({rt})(({u}){x} {o} ({u}){y}))"),
+                            None => format!("(({rt})({x} {o} {y}))"),
+                        }
+                    }
+                    BinOp::Div => format!("(({rt})({x} / {y}))"),
+                    BinOp::Rem if float => {
+                        let f = if t == PrimType::F64 { "fmod" } else { "fmodf" };
+                        format!("{f}({x}, {y})")
+                    }
+                    BinOp::Rem => format!("(({rt})({x} % {y}))"),
+                    BinOp::Min => format!("fut_min(({rt}){x}, ({rt}){y})"),
+                    BinOp::Max => format!("fut_max(({rt}){x}, ({rt}){y})"),
+                    BinOp::Pow if float => {
+                        let f = if t == PrimType::F64 { "pow" } else { "powf" };
+                        format!("{f}({x}, {y})")
+                    }
+                    BinOp::Pow => format!("fut_ipow(({rt}){x}, ({rt}){y})"),
+                    BinOp::And => format!("(({rt})({x} & {y}))"),
+                    BinOp::Or => format!("(({rt})({x} | {y}))"),
+                    BinOp::Xor => format!("(({rt})({x} ^ {y}))"),
+                    BinOp::Shl => match unsigned_of(t) {
+                        Some(u) => format!("(({rt})(({u}){x} << {y}))"),
+                        None => format!("(({rt})({x} << {y}))"),
+                    },
+                    BinOp::Shr => format!("(({rt})({x} >> {y}))"),
+                    BinOp::LogAnd => format!("({x} && {y})"),
+                    BinOp::LogOr => format!("({x} || {y})"),
+                };
+                let rt_ = match op {
+                    BinOp::LogAnd | BinOp::LogOr => PrimType::Bool,
+                    _ => t,
+                };
+                (round_f16(rt_, s), rt_)
+            }
+            Exp::Cmp(op, a, b) => {
+                let (x, _) = self.exp(a);
+                let (y, _) = self.exp(b);
+                let o = match op {
+                    CmpOp::Eq => "==",
+                    CmpOp::Ne => "!=",
+                    CmpOp::Lt => "<",
+                    CmpOp::Le => "<=",
+                    CmpOp::Gt => ">",
+                    CmpOp::Ge => ">=",
+                };
+                (format!("({x} {o} {y})"), PrimType::Bool)
+            }
+            Exp::Un(op, a) => {
+                let (x, t) = self.exp(a);
+                let rt = reg_ty(t);
+                let s = match op {
+                    UnOp::Neg => match unsigned_of(t) {
+                        Some(u) => format!("(({rt})(0 - ({u}){x}))"),
+                        None => format!("(({rt})(-{x}))"),
+                    },
+                    UnOp::Not if t == PrimType::Bool => format!("(!{x})"),
+                    UnOp::Not => format!("(({rt})(~{x}))"),
+                    UnOp::Abs => format!("fut_abs(({rt}){x})"),
+                    UnOp::Signum => format!("fut_signum(({rt}){x})"),
+                };
+                (round_f16(t, s), t)
+            }
+            Exp::Conv(to, a) => {
+                let (x, from) = self.exp(a);
+                let s = if *to == PrimType::Bool {
+                    format!("({x} != 0)")
+                } else if from == PrimType::Bool {
+                    format!("(({})({x} ? 1 : 0))", reg_ty(*to))
+                } else {
+                    format!("(({}){x})", reg_ty(*to))
+                };
+                let s = if *to == PrimType::F16 && from != PrimType::F16 {
+                    format!("fut_f16_round({s})")
+                } else {
+                    s
+                };
+                (s, *to)
+            }
+            Exp::Math(f, args) => {
+                let xs: Vec<(String, PrimType)> = args.iter().map(|a| self.exp(a)).collect();
+                let t = xs.first().map(|x| x.1).unwrap_or(PrimType::F32);
+                let suffix = if t == PrimType::F64 { "" } else { "f" };
+                let a: Vec<&str> = xs.iter().map(|x| x.0.as_str()).collect();
+                let name = match f {
+                    MathFn::Sqrt => "sqrt",
+                    MathFn::Exp => "exp",
+                    MathFn::Log => "log",
+                    MathFn::Sin => "sin",
+                    MathFn::Cos => "cos",
+                    MathFn::Tan => "tan",
+                    MathFn::Tanh => "tanh",
+                    MathFn::Floor => "floor",
+                    MathFn::Ceil => "ceil",
+                    // Futhark rounds halfway cases to even, as rint does.
+                    MathFn::Round => "rint",
+                    MathFn::Atan2 => "atan2",
+                    MathFn::Fma => "fma",
+                    MathFn::IsNan => return (format!("isnan({})", a[0]), PrimType::Bool),
+                    MathFn::IsInf => return (format!("isinf({})", a[0]), PrimType::Bool),
+                };
+                (round_f16(t, format!("{name}{suffix}({})", a.join(", "))), t)
+            }
+            Exp::Select(c, a, b) => {
+                let (c, _) = self.exp(c);
+                let (x, t) = self.exp(a);
+                let (y, _) = self.exp(b);
+                (format!("({c} ? {x} : {y})"), t)
+            }
+            Exp::Read(arr, idx) => {
+                let elem = self.prog.array(arr).map(|a| a.elem).unwrap_or(PrimType::I8);
+                if let (Some(vec), Some(space)) = (&self.vec, &self.space)
+                    && space.is_flat_index(idx)
+                    && let Some(buf) = vec.bufs.get(arr)
+                {
+                    return (load_conv(elem, &format!("{buf}[{}]", vec.lane)), elem);
+                }
+                let (i, _) = self.exp(idx);
+                (load_conv(elem, &format!("a_{arr}[{i}]")), elem)
+            }
+        }
+    }
+
+    /// Prints statements at the given indentation.
+    pub fn stms(&self, out: &mut String, stms: &[Stm], indent: usize) {
+        let pad = "  ".repeat(indent);
+        for s in stms {
+            match s {
+                Stm::Let { name, ty, exp } => {
+                    let (e, _) = self.exp(exp);
+                    let _ = writeln!(out, "{pad}const {} v_{name} = {e};", reg_ty(*ty));
+                }
+                Stm::Mut { name, ty, init } => {
+                    let (e, _) = self.exp(init);
+                    let _ = writeln!(out, "{pad}{} v_{name} = {e};", reg_ty(*ty));
+                }
+                Stm::Assign { name, exp } => {
+                    let (e, _) = self.exp(exp);
+                    let _ = writeln!(out, "{pad}v_{name} = {e};");
+                }
+                Stm::For { var, bound, body } => {
+                    let (b, _) = self.exp(bound);
+                    let _ = writeln!(
+                        out,
+                        "{pad}for (i64 v_{var} = 0; v_{var} < {b}; v_{var}++) {{"
+                    );
+                    self.stms(out, body, indent + 1);
+                    let _ = writeln!(out, "{pad}}}");
+                }
+                Stm::If {
+                    cond,
+                    then_branch,
+                    else_branch,
+                } => {
+                    let (c, _) = self.exp(cond);
+                    let _ = writeln!(out, "{pad}if ({c}) {{");
+                    self.stms(out, then_branch, indent + 1);
+                    if else_branch.is_empty() {
+                        let _ = writeln!(out, "{pad}}}");
+                    } else {
+                        let _ = writeln!(out, "{pad}}} else {{");
+                        self.stms(out, else_branch, indent + 1);
+                        let _ = writeln!(out, "{pad}}}");
+                    }
+                }
+                Stm::Write {
+                    array,
+                    index,
+                    value,
+                } => {
+                    let elem = self
+                        .prog
+                        .array(array)
+                        .map(|a| a.elem)
+                        .unwrap_or(PrimType::I8);
+                    let (i, _) = self.exp(index);
+                    let (v, _) = self.exp(value);
+                    let _ = writeln!(out, "{pad}a_{array}[{i}] = {};", store_conv(elem, &v));
+                }
+            }
+        }
+    }
+
+    /// Prints a body's statements and binds its results to `fut_r{i}`; returns their names.
+    pub fn body(&self, out: &mut String, body: &Body, indent: usize) -> Vec<String> {
+        self.stms(out, &body.stms, indent);
+        let pad = "  ".repeat(indent);
+        body.results
+            .iter()
+            .enumerate()
+            .map(|(i, r)| {
+                let (e, t) = self.exp(r);
+                let _ = writeln!(out, "{pad}const {} fut_r{i} = {e};", reg_ty(t));
+                format!("fut_r{i}")
+            })
+            .collect()
+    }
+
+    /// Binds the space's indices from the flat index expression `flat` (only those the body
+    /// uses: the divisions are not free).
+    pub fn space_indices(&self, out: &mut String, body: &Body, flat: &str, indent: usize) {
+        let Some(space) = &self.space else { return };
+        let pad = "  ".repeat(indent);
+        let used = used_vars(body);
+        let _ = writeln!(out, "{pad}const i64 v_{} = {flat};", space.flat);
+        let n = space.dims.len();
+        let needed: Vec<bool> = space
+            .dims
+            .iter()
+            .map(|(d, _)| *d != space.flat && used.contains(d))
+            .collect();
+        if !needed.iter().any(|x| *x) {
+            return;
+        }
+        let _ = writeln!(out, "{pad}i64 fut_rem = v_{};", space.flat);
+        for k in (0..n).rev() {
+            let (d, s) = &space.dims[k];
+            let last = k == 0;
+            if needed[k] {
+                if last {
+                    let _ = writeln!(out, "{pad}const i64 v_{d} = fut_rem;");
+                } else {
+                    let _ = writeln!(out, "{pad}const i64 v_{d} = fut_rem % {};", size_exp(s));
+                }
+            }
+            if !last && needed[..k].iter().any(|x| *x) {
+                let _ = writeln!(out, "{pad}fut_rem = fut_rem / {};", size_exp(s));
+            }
+        }
+    }
+}
+
+/// Wraps an f16 result so that it is rounded to f16 precision.
+fn round_f16(t: PrimType, s: String) -> String {
+    if t == PrimType::F16 {
+        format!("fut_f16_round({s})")
+    } else {
+        s
+    }
+}
+
+fn collect_bindings(stms: &[Stm], types: &mut HashMap<Name, PrimType>) {
+    for s in stms {
+        match s {
+            Stm::Let { name, ty, .. } | Stm::Mut { name, ty, .. } => {
+                types.insert(name.clone(), *ty);
+            }
+            Stm::For { var, body, .. } => {
+                types.insert(var.clone(), PrimType::I64);
+                collect_bindings(body, types);
+            }
+            Stm::If {
+                then_branch,
+                else_branch,
+                ..
+            } => {
+                collect_bindings(then_branch, types);
+                collect_bindings(else_branch, types);
+            }
+            Stm::Assign { .. } | Stm::Write { .. } => {}
+        }
+    }
+}
+
+/// Every variable a body mentions.
+pub fn used_vars(body: &Body) -> HashSet<Name> {
+    let mut used = HashSet::new();
+    body.walk(
+        &mut |e| {
+            e.for_each_var(&mut |v| {
+                used.insert(v.clone());
+            })
+        },
+        &mut |_| {},
+    );
+    used
+}
+
+/// Whether a body writes any array (such bodies are never vectorised: a write could alias
+/// a vector-loaded input).
+pub fn body_writes(body: &Body) -> bool {
+    let mut writes = false;
+    body.walk(&mut |_| {}, &mut |_| writes = true);
+    writes
+}
+
+/// The arrays a body reads at the space's flat index, with their element types.
+pub fn identity_reads(
+    prog: &KernelProgram,
+    space: &SegSpace,
+    body: &Body,
+) -> Vec<(Name, PrimType)> {
+    let mut found: Vec<(Name, PrimType)> = Vec::new();
+    body.walk(
+        &mut |e| {
+            e.for_each_read(&mut |arr, idx| {
+                if space.is_flat_index(idx)
+                    && !found.iter().any(|(n, _)| n == arr)
+                    && let Some(a) = prog.array(arr)
+                {
+                    found.push((arr.clone(), a.elem));
+                }
+            })
+        },
+        &mut |_| {},
+    );
+    found
+}
+
+/// The kernel's C parameter list: arrays (const when only read), then sizes.
+pub fn kernel_params(prog: &KernelProgram, kernel: &Kernel) -> Vec<String> {
+    let mut written: HashSet<Name> = kernel.op.result_arrays().iter().cloned().collect();
+    kernel.op.body().walk(&mut |_| {}, &mut |a| {
+        written.insert(a.clone());
+    });
+    let mut params: Vec<String> = prog
+        .kernel_arrays(kernel)
+        .iter()
+        .map(|a| {
+            let c = if written.contains(&a.name) {
+                ""
+            } else {
+                "const "
+            };
+            format!("{c}{}* __restrict__ a_{}", store_ty(a.elem), a.name)
+        })
+        .collect();
+    params.extend(
+        prog.kernel_sizes()
+            .iter()
+            .map(|s| format!("const i64 s_{s}")),
+    );
+    params
+}
+
+/// The accumulator struct, neutral element, operator and per-field helpers of a reduction,
+/// scan or histogram operator, all prefixed with `name`.
+pub fn operator_defs(
+    prog: &KernelProgram,
+    name: &str,
+    op: &Lambda,
+    neutral: &[PrimValue],
+) -> String {
+    let tys: Vec<PrimType> = neutral.iter().map(|v| v.ty()).collect();
+    let k = tys.len();
+    let mut s = String::new();
+    let _ = writeln!(s, "struct {name}_acc {{");
+    for (i, t) in tys.iter().enumerate() {
+        let _ = writeln!(s, "  {} c{i};", reg_ty(*t));
+    }
+    let _ = writeln!(s, "}};");
+    let _ = writeln!(
+        s,
+        "static __device__ __forceinline__ {name}_acc {name}_ne() {{"
+    );
+    let _ = writeln!(s, "  {name}_acc r;");
+    for (i, v) in neutral.iter().enumerate() {
+        let _ = writeln!(s, "  r.c{i} = {};", constant(*v));
+    }
+    let _ = writeln!(s, "  return r;\n}}");
+    let _ = writeln!(
+        s,
+        "static __device__ __forceinline__ {name}_acc {name}_op(const {name}_acc fut_x, const {name}_acc fut_y) {{"
+    );
+    for (i, (p, t)) in op.params.iter().enumerate() {
+        let src = if i < k { "fut_x" } else { "fut_y" };
+        let _ = writeln!(s, "  const {} v_{p} = {src}.c{};", reg_ty(*t), i % k);
+    }
+    let em = Emitter::for_lambda(prog, op);
+    let res = em.body(&mut s, &op.body, 1);
+    let _ = writeln!(s, "  {name}_acc r;");
+    for (i, r) in res.iter().enumerate() {
+        let _ = writeln!(s, "  r.c{i} = {r};");
+    }
+    let _ = writeln!(s, "  return r;\n}}");
+    for dir in ["down", "up"] {
+        let _ = writeln!(
+            s,
+            "static __device__ __forceinline__ {name}_acc {name}_shfl_{dir}({name}_acc x, unsigned d) {{"
+        );
+        for i in 0..k {
+            let _ = writeln!(s, "  x.c{i} = fut_shfl_{dir}(x.c{i}, d);");
+        }
+        let _ = writeln!(s, "  return x;\n}}");
+    }
+    let _ = writeln!(
+        s,
+        "static __device__ __forceinline__ {name}_acc {name}_shfl_idx({name}_acc x, int l) {{"
+    );
+    for i in 0..k {
+        let _ = writeln!(s, "  x.c{i} = fut_shfl_idx(x.c{i}, l);");
+    }
+    let _ = writeln!(s, "  return x;\n}}");
+    let _ = writeln!(
+        s,
+        "static __device__ __forceinline__ {name}_acc {name}_ldcg(const {name}_acc* p) {{\n  {name}_acc r;"
+    );
+    for i in 0..k {
+        let _ = writeln!(s, "  r.c{i} = fut_ldcg(&p->c{i});");
+    }
+    let _ = writeln!(s, "  return r;\n}}");
+    // Order-preserving warp reduction: after step d, lane l holds lanes [l, l + 2d) combined
+    // left to right, so lane 0 ends with all 32 in order (non-commutative operators are safe).
+    let _ = writeln!(
+        s,
+        "static __device__ __forceinline__ {name}_acc {name}_warp_reduce({name}_acc x) {{\n  #pragma unroll\n  for (unsigned d = 1; d < 32; d <<= 1) {{\n    const {name}_acc y = {name}_shfl_down(x, d);\n    if ((threadIdx.x & 31) + d < 32) x = {name}_op(x, y);\n  }}\n  return x;\n}}"
+    );
+    // Block reduction in thread order; the result is valid in thread 0. `scratch` holds one
+    // accumulator per warp. Ends with a barrier so the scratch can be reused at once.
+    let _ = writeln!(
+        s,
+        "static __device__ __forceinline__ {name}_acc {name}_block_reduce({name}_acc x, {name}_acc* scratch) {{\n  const unsigned lane = threadIdx.x & 31, warp = threadIdx.x >> 5, nwarps = blockDim.x >> 5;\n  x = {name}_warp_reduce(x);\n  if (lane == 0) scratch[warp] = x;\n  __syncthreads();\n  if (warp == 0) {{\n    x = lane < nwarps ? scratch[lane] : {name}_ne();\n    x = {name}_warp_reduce(x);\n  }}\n  __syncthreads();\n  return x;\n}}"
+    );
+    // Stores of an accumulator into the result arrays (one per component).
+    s
+}
+
+/// Statements storing accumulator `acc` at index `idx` of the given arrays.
+pub fn store_acc(
+    prog: &KernelProgram,
+    outputs: &[Name],
+    acc: &str,
+    idx: &str,
+    pad: &str,
+) -> String {
+    let mut s = String::new();
+    for (i, o) in outputs.iter().enumerate() {
+        let elem = prog.array(o).map(|a| a.elem).unwrap_or(PrimType::I8);
+        let _ = writeln!(
+            s,
+            "{pad}a_{o}[{idx}] = {};",
+            store_conv(elem, &format!("{acc}.c{i}"))
+        );
+    }
+    s
+}
+
+/// Statements building an accumulator named `acc` from result names.
+pub fn make_acc(name: &str, acc: &str, results: &[String], pad: &str) -> String {
+    let mut s = format!("{pad}{name}_acc {acc};\n");
+    for (i, r) in results.iter().enumerate() {
+        let _ = writeln!(s, "{pad}{acc}.c{i} = {r};");
+    }
+    s
+}

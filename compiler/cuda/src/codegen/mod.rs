@@ -1,0 +1,195 @@
+//! Kernel IR to CUDA C.
+//!
+//! Each IR kernel becomes one CUDA module: the prelude, per-operator helper functions, and
+//! one or more `extern "C"` entry points, plus a `LaunchPlan` that tells the runtime which
+//! entry to launch for the sizes at hand and what scratch memory it needs. Block sizes that
+//! the kernel's shared-memory layout depends on are compile-time constants of the source;
+//! grid sizes, segment strategies and subhistogram counts are chosen at run time from the
+//! sizes and the device (see `runtime::launch`).
+//!
+//! | IR | entries | strategy |
+//! |---|---|---|
+//! | `SegMap` | 1 | grid-stride loop, 16-byte vector loads/stores on identity accesses |
+//! | `Scatter` | 1 | grid-stride loop, bounds-checked writes |
+//! | `SegRed` | block, warp, thread | per-thread accumulation, warp shuffles, block tree; several blocks per segment finish with a last-block reduction of their partials (in order) |
+//! | `SegScan` | look-back (+ thread) | single-pass decoupled look-back over tiles; segments as flags in the operator |
+//! | `SegHist` | shared, global | shared-memory subhistograms merged with global atomics, or global atomics when the histogram does not fit |
+
+pub mod emit;
+pub mod hist;
+pub mod prelude;
+pub mod prims;
+pub mod reduce;
+pub mod scan;
+
+use futhark_ir::{Kernel, KernelProgram, Name, PrimType, SegOp, Size, TypeError};
+use thiserror::Error;
+
+/// Why CUDA could not be generated.
+#[derive(Debug, Clone, PartialEq, Error)]
+pub enum CodegenError {
+    #[error(transparent)]
+    Type(#[from] TypeError),
+    #[error("kernel `{kernel}`: {what} is not supported by the CUDA backend yet")]
+    Unsupported { kernel: Name, what: String },
+}
+
+/// A kernel parameter array, in the order the entry points take them.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ArrayParam {
+    pub name: Name,
+    pub elem: PrimType,
+    pub shape: Vec<Size>,
+    pub written: bool,
+}
+
+/// How the runtime launches a reduction.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RedPlan {
+    /// One or more blocks per segment (large segments, and the unsegmented case).
+    pub block_entry: String,
+    /// One warp per segment (medium segments).
+    pub warp_entry: String,
+    /// One thread per segment (small segments).
+    pub thread_entry: String,
+    pub segments: Vec<Size>,
+    pub inner: Size,
+    /// Bytes of one accumulator (the C struct), for the partials scratch array.
+    pub acc_size: usize,
+    pub block_size: u32,
+    pub commutative: bool,
+    /// Dynamic shared memory of the block entry.
+    pub block_shared: usize,
+}
+
+/// How the runtime launches a scan.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ScanPlan {
+    /// The single-pass decoupled look-back kernel (one tile per block).
+    pub lookback_entry: String,
+    /// One thread per segment, for tiny segments (segmented scans only).
+    pub thread_entry: Option<String>,
+    pub segments: Vec<Size>,
+    pub inner: Size,
+    pub acc_size: usize,
+    /// Threads per block: the tile's loaders plus one look-back warp.
+    pub block_size: u32,
+    /// Elements per tile (block size times items per thread).
+    pub tile: u64,
+    pub shared_bytes: usize,
+}
+
+/// How the runtime launches a histogram.
+#[derive(Clone, Debug, PartialEq)]
+pub struct HistPlan {
+    /// Subhistograms in shared memory, merged into the destination with global atomics.
+    pub shared_entry: String,
+    /// Global-memory atomics straight into the destination.
+    pub global_entry: String,
+    pub elements: Vec<Size>,
+    pub buckets: Size,
+    /// Bytes of one shared-memory bucket.
+    pub slot_size: usize,
+    pub block_size: u32,
+    /// How buckets are updated (`native atomicAdd`, `CAS loop`, ...), for reports and tests.
+    pub update: String,
+}
+
+/// What the runtime needs to launch a generated kernel.
+#[derive(Clone, Debug, PartialEq)]
+pub enum LaunchPlan {
+    /// A grid-stride kernel over `elements` points (map and scatter).
+    Map {
+        entry: String,
+        elements: Vec<Size>,
+        vector_width: usize,
+    },
+    Red(RedPlan),
+    Scan(ScanPlan),
+    Hist(HistPlan),
+}
+
+impl LaunchPlan {
+    /// Every entry point of the module.
+    pub fn entries(&self) -> Vec<&str> {
+        match self {
+            LaunchPlan::Map { entry, .. } => vec![entry],
+            LaunchPlan::Red(r) => vec![&r.block_entry, &r.warp_entry, &r.thread_entry],
+            LaunchPlan::Scan(s) => {
+                let mut v = vec![s.lookback_entry.as_str()];
+                v.extend(s.thread_entry.as_deref());
+                v
+            }
+            LaunchPlan::Hist(h) => vec![&h.shared_entry, &h.global_entry],
+        }
+    }
+}
+
+/// One IR kernel as CUDA: the full module source and its launch plan.
+#[derive(Clone, Debug, PartialEq)]
+pub struct GeneratedKernel {
+    pub name: Name,
+    /// The complete module source (prelude included), ready for NVRTC.
+    pub source: String,
+    pub plan: LaunchPlan,
+    /// Array parameters in order; the size parameters follow them.
+    pub arrays: Vec<ArrayParam>,
+    pub sizes: Vec<Name>,
+}
+
+impl GeneratedKernel {
+    fn new(prog: &KernelProgram, kernel: &Kernel, body: String, plan: LaunchPlan) -> Self {
+        let mut written: Vec<Name> = kernel.op.result_arrays().to_vec();
+        kernel
+            .op
+            .body()
+            .walk(&mut |_| {}, &mut |a| written.push(a.clone()));
+        GeneratedKernel {
+            name: kernel.name.clone(),
+            source: format!("{}\n{body}", prelude::PRELUDE),
+            plan,
+            arrays: prog
+                .kernel_arrays(kernel)
+                .into_iter()
+                .map(|a| ArrayParam {
+                    name: a.name.clone(),
+                    elem: a.elem,
+                    shape: a.shape.clone(),
+                    written: written.contains(&a.name),
+                })
+                .collect(),
+            sizes: prog.kernel_sizes().to_vec(),
+        }
+    }
+
+    /// The generated source without the prelude (what snapshot tests and IR views show).
+    pub fn kernel_source(&self) -> &str {
+        self.source
+            .strip_prefix(prelude::PRELUDE)
+            .map(|s| s.trim_start())
+            .unwrap_or(&self.source)
+    }
+}
+
+/// Type-checks a program and generates CUDA for each of its kernels.
+pub fn generate_program(prog: &KernelProgram) -> Result<Vec<GeneratedKernel>, CodegenError> {
+    futhark_ir::check_program(prog)?;
+    prog.kernels
+        .iter()
+        .map(|k| generate_kernel(prog, k))
+        .collect()
+}
+
+/// Generates CUDA for one kernel of a program that has passed the type checker.
+pub fn generate_kernel(
+    prog: &KernelProgram,
+    kernel: &Kernel,
+) -> Result<GeneratedKernel, CodegenError> {
+    match &kernel.op {
+        SegOp::Map(m) => prims::gen_map(prog, kernel, m),
+        SegOp::Scatter(s) => prims::gen_scatter(prog, kernel, s),
+        SegOp::Red(r) => reduce::gen_red(prog, kernel, r),
+        SegOp::Scan(s) => scan::gen_scan(prog, kernel, s),
+        SegOp::Hist(h) => hist::gen_hist(prog, kernel, h),
+    }
+}

@@ -1,0 +1,588 @@
+//! Compiling, loading and launching generated kernels, and host-device transfers.
+//!
+//! `Gpu::run` takes one IR kernel's arrays and sizes, picks the entry point and launch
+//! shape from the kernel's `LaunchPlan` (segment sizes, histogram size, the device's shared
+//! memory and occupancy), allocates scratch memory from the caching allocator, and records
+//! the launch in the timer with the bytes it must move.
+
+use std::collections::{BTreeMap, HashMap};
+use std::ffi::{CString, c_void};
+
+use cudarc::driver::{result, sys};
+use futhark_ir::Size;
+
+use super::alloc::DeviceBuffer;
+use super::cache::KernelCache;
+use super::device::Gpu;
+use super::error::{CudaError, Result};
+use super::nvrtc;
+use super::timing::KernelStats;
+use crate::codegen::{GeneratedKernel, LaunchPlan};
+
+/// A generated kernel loaded on a GPU.
+pub struct LoadedKernel {
+    pub generated: GeneratedKernel,
+    pub(crate) module: sys::CUmodule,
+    funcs: HashMap<String, sys::CUfunction>,
+    /// Dynamic shared memory each entry has been opted in to.
+    shared_limit: HashMap<String, usize>,
+    /// Whether the cubin came from the disk cache.
+    pub from_cache: bool,
+}
+
+/// Element types that may be copied to and from the device as raw bytes.
+pub trait Element: Copy + Default {}
+impl Element for u8 {}
+impl Element for i8 {}
+impl Element for u16 {}
+impl Element for i16 {}
+impl Element for u32 {}
+impl Element for i32 {}
+impl Element for u64 {}
+impl Element for i64 {}
+impl Element for f32 {}
+impl Element for f64 {}
+
+const STAGING_CHUNK: usize = 64 << 20;
+/// Shared memory a block may use without opting in.
+const DEFAULT_SHARED: usize = 48 * 1024;
+
+/// One launch: entry, grid, block, dynamic shared memory and the extra arguments after the
+/// arrays and sizes.
+struct Launch {
+    entry: String,
+    grid: u32,
+    block: u32,
+    shared: usize,
+    extra: Vec<u64>,
+}
+
+impl Gpu {
+    /// Compiles (or fetches from the disk cache) and loads a generated kernel.
+    pub fn load(&mut self, gk: &GeneratedKernel) -> Result<()> {
+        self.bind()?;
+        let arch = self.info.arch();
+        let opts = nvrtc::options(&arch);
+        let key = KernelCache::key(&gk.source, &opts, &arch, nvrtc::version()?);
+        let (cubin, from_cache) = match self.cache.get(&key) {
+            Some(c) => (c, true),
+            None => {
+                let c = nvrtc::compile(&gk.source, &gk.name, &opts)?;
+                self.cache.put(&key, &c.cubin);
+                (c.cubin, false)
+            }
+        };
+        // SAFETY: `cubin` is a complete cubin image produced by NVRTC for this device.
+        let module = unsafe { result::module::load_data(cubin.as_ptr() as *const c_void) }
+            .map_err(|e| CudaError::driver("cuModuleLoadData", e))?;
+        let mut funcs = HashMap::new();
+        for entry in gk.plan.entries() {
+            let cname = CString::new(entry).unwrap_or_default();
+            // SAFETY: the module is loaded; the name is NUL-terminated.
+            let f = unsafe { result::module::get_function(module, cname) }
+                .map_err(|e| CudaError::driver(format!("cuModuleGetFunction({entry})"), e))?;
+            funcs.insert(entry.to_string(), f);
+        }
+        if let Some(old) = self.kernels.insert(
+            gk.name.clone(),
+            LoadedKernel {
+                generated: gk.clone(),
+                module,
+                funcs,
+                shared_limit: HashMap::new(),
+                from_cache,
+            },
+        ) {
+            // SAFETY: the replaced module is no longer referenced.
+            let _ = unsafe { result::module::unload(old.module) };
+        }
+        Ok(())
+    }
+
+    /// Whether a loaded kernel's cubin came from the disk cache.
+    pub fn loaded_from_cache(&self, name: &str) -> Option<bool> {
+        self.kernels.get(name).map(|k| k.from_cache)
+    }
+
+    /// Allocates device memory.
+    pub fn alloc(&mut self, bytes: usize) -> Result<DeviceBuffer> {
+        self.bind()?;
+        self.alloc.alloc(bytes)
+    }
+
+    /// Returns device memory to the cache.
+    pub fn free(&mut self, buf: DeviceBuffer) {
+        self.alloc.free(buf);
+    }
+
+    /// Copies host data to a new device buffer through pinned staging memory.
+    pub fn upload<T: Element>(&mut self, data: &[T]) -> Result<DeviceBuffer> {
+        let buf = self.alloc(std::mem::size_of_val(data))?;
+        self.write(&buf, data)?;
+        Ok(buf)
+    }
+
+    /// Copies host data into an existing buffer.
+    pub fn write<T: Element>(&mut self, buf: &DeviceBuffer, data: &[T]) -> Result<()> {
+        self.bind()?;
+        let bytes = std::mem::size_of_val(data);
+        if bytes > buf.bytes {
+            return Err(CudaError::Launch {
+                kernel: "upload".into(),
+                message: format!("{bytes} bytes do not fit a buffer of {}", buf.bytes),
+            });
+        }
+        // SAFETY: `T: Element` types are plain data without padding.
+        let src = unsafe { std::slice::from_raw_parts(data.as_ptr() as *const u8, bytes) };
+        let stream = self.stream;
+        for (i, chunk) in src.chunks(STAGING_CHUNK).enumerate() {
+            let staging = self.staging.get(chunk.len().min(STAGING_CHUNK))?;
+            staging[..chunk.len()].copy_from_slice(chunk);
+            // SAFETY: the pinned staging buffer and the device range are both large enough;
+            // the stream is synchronised before the staging buffer is reused.
+            unsafe {
+                sys::cuMemcpyHtoDAsync_v2(
+                    buf.ptr + (i * STAGING_CHUNK) as u64,
+                    staging.as_ptr() as *const c_void,
+                    chunk.len(),
+                    stream,
+                )
+                .result()
+                .map_err(|e| CudaError::driver("cuMemcpyHtoDAsync", e))?;
+                result::stream::synchronize(stream)
+                    .map_err(|e| CudaError::driver("cuStreamSynchronize", e))?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Copies a device buffer's first `out.len()` elements to the host.
+    pub fn download<T: Element>(&mut self, buf: &DeviceBuffer, out: &mut [T]) -> Result<()> {
+        self.bind()?;
+        let bytes = std::mem::size_of_val(out);
+        if bytes > buf.bytes {
+            return Err(CudaError::Launch {
+                kernel: "download".into(),
+                message: format!("{bytes} bytes asked of a buffer of {}", buf.bytes),
+            });
+        }
+        // SAFETY: as in `write`; every byte pattern is a valid `T: Element`.
+        let dst = unsafe { std::slice::from_raw_parts_mut(out.as_mut_ptr() as *mut u8, bytes) };
+        let stream = self.stream;
+        for (i, chunk) in dst.chunks_mut(STAGING_CHUNK).enumerate() {
+            let staging = self.staging.get(chunk.len().min(STAGING_CHUNK))?;
+            // SAFETY: as in `write`.
+            unsafe {
+                sys::cuMemcpyDtoHAsync_v2(
+                    staging.as_mut_ptr() as *mut c_void,
+                    buf.ptr + (i * STAGING_CHUNK) as u64,
+                    chunk.len(),
+                    stream,
+                )
+                .result()
+                .map_err(|e| CudaError::driver("cuMemcpyDtoHAsync", e))?;
+                result::stream::synchronize(stream)
+                    .map_err(|e| CudaError::driver("cuStreamSynchronize", e))?;
+            }
+            chunk.copy_from_slice(&staging[..chunk.len()]);
+        }
+        Ok(())
+    }
+
+    /// Fills `count` 32-bit words of a buffer (queued on the stream).
+    pub fn memset_u32(&mut self, buf: &DeviceBuffer, value: u32, count: usize) -> Result<()> {
+        self.bind()?;
+        // SAFETY: the range lies in the buffer (checked).
+        if count * 4 > buf.bytes {
+            return Err(CudaError::Launch {
+                kernel: "memset".into(),
+                message: "range outside the buffer".into(),
+            });
+        }
+        unsafe { sys::cuMemsetD32Async(buf.ptr, value, count, self.stream) }
+            .result()
+            .map_err(|e| CudaError::driver("cuMemsetD32Async", e))
+    }
+
+    /// A timed device-to-device copy (recorded as `copy`): the bandwidth baseline.
+    pub fn copy(&mut self, dst: &DeviceBuffer, src: &DeviceBuffer, bytes: usize) -> Result<()> {
+        self.bind()?;
+        if bytes > dst.bytes || bytes > src.bytes {
+            return Err(CudaError::Launch {
+                kernel: "copy".into(),
+                message: "range outside a buffer".into(),
+            });
+        }
+        let stream = self.stream;
+        let ev = self.timer.start(stream)?;
+        // SAFETY: both ranges lie in their buffers (checked).
+        unsafe { sys::cuMemcpyDtoDAsync_v2(dst.ptr, src.ptr, bytes, stream) }
+            .result()
+            .map_err(|e| CudaError::driver("cuMemcpyDtoDAsync", e))?;
+        self.timer.end(stream, "copy", 2 * bytes as u64, ev)
+    }
+
+    /// Waits for all launches and returns the per-kernel statistics so far.
+    pub fn report(&mut self) -> Result<BTreeMap<String, KernelStats>> {
+        self.bind()?;
+        self.timer.collect()?;
+        Ok(self.timer.stats().clone())
+    }
+
+    /// Runs a loaded kernel on `arrays` (in the kernel's array order) and `sizes` (in the
+    /// program's size order). Queued on the stream; errors in the kernel itself surface at
+    /// the next synchronisation.
+    pub fn run(&mut self, name: &str, arrays: &[&DeviceBuffer], sizes: &[i64]) -> Result<()> {
+        self.bind()?;
+        let lk = self.kernels.get(name).ok_or_else(|| CudaError::Launch {
+            kernel: name.into(),
+            message: "not loaded".into(),
+        })?;
+        let gk = lk.generated.clone();
+        let err = |message: String| CudaError::Launch {
+            kernel: name.into(),
+            message,
+        };
+        if arrays.len() != gk.arrays.len() || sizes.len() != gk.sizes.len() {
+            return Err(err(format!(
+                "takes {} arrays and {} sizes, given {} and {}",
+                gk.arrays.len(),
+                gk.sizes.len(),
+                arrays.len(),
+                sizes.len()
+            )));
+        }
+        let env: HashMap<&str, i64> = gk
+            .sizes
+            .iter()
+            .map(|s| s.as_str())
+            .zip(sizes.iter().copied())
+            .collect();
+        let eval = |s: &Size| -> i64 {
+            match s {
+                Size::Const(c) => *c,
+                Size::Param(p) => env.get(p.as_str()).copied().unwrap_or(0),
+            }
+        };
+        let prod = |ss: &[Size]| -> i64 { ss.iter().map(eval).product() };
+        if let Some(s) = sizes.iter().find(|s| **s < 0) {
+            return Err(err(format!("negative size {s}")));
+        }
+        let mut bytes_moved = 0u64;
+        let points = match &gk.plan {
+            LaunchPlan::Map { elements, .. } => prod(elements),
+            _ => 0,
+        };
+        for (a, buf) in gk.arrays.iter().zip(arrays) {
+            let need = prod(&a.shape).max(1) as usize * a.elem.size_bytes();
+            if buf.bytes < need {
+                return Err(err(format!(
+                    "array `{}` needs {need} bytes, its buffer has {}",
+                    a.name, buf.bytes
+                )));
+            }
+            bytes_moved += match (&gk.plan, a.written) {
+                (LaunchPlan::Map { .. }, true) => need.min(points as usize * a.elem.size_bytes()),
+                _ => need,
+            } as u64;
+        }
+        let mut base: Vec<u64> = arrays.iter().map(|b| b.ptr).collect();
+        base.extend(sizes.iter().map(|s| *s as u64));
+
+        // Scratch buffers live until the launches are queued; freeing them into the cache
+        // right after is safe because later users queue behind on the same stream.
+        let mut scratch: Vec<DeviceBuffer> = Vec::new();
+        let launches = self.plan_launches(name, &gk, &prod, &eval, &mut scratch)?;
+        let mut result = Ok(());
+        for l in &launches {
+            let mut vals = base.clone();
+            vals.extend(&l.extra);
+            if let Err(e) = self.launch(name, l, &mut vals, bytes_moved / launches.len() as u64) {
+                result = Err(e);
+                break;
+            }
+        }
+        for s in scratch {
+            self.alloc.free(s);
+        }
+        result
+    }
+
+    fn func(&self, kernel: &str, entry: &str) -> Result<sys::CUfunction> {
+        self.kernels
+            .get(kernel)
+            .and_then(|k| k.funcs.get(entry).copied())
+            .ok_or_else(|| CudaError::Launch {
+                kernel: kernel.into(),
+                message: format!("entry `{entry}` not loaded"),
+            })
+    }
+
+    /// Resident blocks per multiprocessor for an entry.
+    fn occupancy(&mut self, kernel: &str, entry: &str, block: u32, shared: usize) -> Result<u32> {
+        let f = self.func(kernel, entry)?;
+        self.allow_shared(kernel, entry, shared)?;
+        // SAFETY: `f` is a loaded function.
+        let n = unsafe {
+            result::occupancy::max_active_block_per_multiprocessor(f, block as i32, shared)
+        }
+        .map_err(|e| CudaError::driver("cuOccupancyMaxActiveBlocksPerMultiprocessor", e))?;
+        Ok(n.max(1) as u32)
+    }
+
+    /// The block size the driver suggests for an entry without shared memory.
+    fn suggested_block(&mut self, kernel: &str, entry: &str) -> Result<u32> {
+        let f = self.func(kernel, entry)?;
+        // SAFETY: `f` is a loaded function; no shared-memory callback.
+        let (_, block) = unsafe { result::occupancy::max_potential_block_size(f, None, 0, 1024) }
+            .map_err(|e| CudaError::driver("cuOccupancyMaxPotentialBlockSize", e))?;
+        // Whole warps only: the reductions' shuffles assume them.
+        Ok(((block.max(32) as u32) / 32) * 32)
+    }
+
+    /// Opts an entry in to more than 48 KiB of dynamic shared memory when it needs it.
+    fn allow_shared(&mut self, kernel: &str, entry: &str, shared: usize) -> Result<()> {
+        if shared <= DEFAULT_SHARED {
+            return Ok(());
+        }
+        if shared > self.info.max_shared_per_block {
+            return Err(CudaError::Launch {
+                kernel: kernel.into(),
+                message: format!(
+                    "needs {shared} bytes of shared memory; the device allows {}",
+                    self.info.max_shared_per_block
+                ),
+            });
+        }
+        let f = self.func(kernel, entry)?;
+        let lk = self
+            .kernels
+            .get_mut(kernel)
+            .ok_or_else(|| CudaError::Launch {
+                kernel: kernel.into(),
+                message: "not loaded".into(),
+            })?;
+        if lk.shared_limit.get(entry).is_some_and(|s| *s >= shared) {
+            return Ok(());
+        }
+        // SAFETY: `f` is a loaded function; the value is within the device's limit.
+        unsafe {
+            sys::cuFuncSetAttribute(
+                f,
+                sys::CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                shared as i32,
+            )
+        }
+        .result()
+        .map_err(|e| CudaError::driver("cuFuncSetAttribute", e))?;
+        lk.shared_limit.insert(entry.to_string(), shared);
+        Ok(())
+    }
+
+    fn launch(&mut self, kernel: &str, l: &Launch, vals: &mut [u64], bytes: u64) -> Result<()> {
+        if l.grid == 0 {
+            return Ok(());
+        }
+        let f = self.func(kernel, &l.entry)?;
+        self.allow_shared(kernel, &l.entry, l.shared)?;
+        let mut ptrs: Vec<*mut c_void> = vals
+            .iter_mut()
+            .map(|v| v as *mut u64 as *mut c_void)
+            .collect();
+        let stream = self.stream;
+        let ev = self.timer.start(stream)?;
+        // SAFETY: the argument list matches the entry's C signature: 8-byte pointers and
+        // sizes, then the plan's extra arguments (8 bytes each, or a 4-byte int read from the
+        // low half of a little-endian u64). All buffers were checked to be large enough.
+        unsafe {
+            result::launch_kernel(
+                f,
+                (l.grid, 1, 1),
+                (l.block, 1, 1),
+                l.shared as u32,
+                stream,
+                &mut ptrs,
+            )
+        }
+        .map_err(|e| CudaError::driver(format!("cuLaunchKernel({})", l.entry), e))?;
+        self.timer.end(stream, kernel, bytes, ev)
+    }
+
+    /// Chooses entries and launch shapes for a plan.
+    fn plan_launches(
+        &mut self,
+        name: &str,
+        gk: &GeneratedKernel,
+        prod: &dyn Fn(&[Size]) -> i64,
+        eval: &dyn Fn(&Size) -> i64,
+        scratch: &mut Vec<DeviceBuffer>,
+    ) -> Result<Vec<Launch>> {
+        let sms = self.info.multiprocessors;
+        Ok(match &gk.plan {
+            LaunchPlan::Map {
+                entry,
+                elements,
+                vector_width,
+            } => {
+                let n = prod(elements) as u64;
+                let block = self.suggested_block(name, entry)?;
+                let resident = sms * self.occupancy(name, entry, block, 0)?;
+                let units = n.div_ceil(*vector_width as u64).div_ceil(block as u64);
+                vec![Launch {
+                    entry: entry.clone(),
+                    grid: units.min(resident as u64) as u32,
+                    block,
+                    shared: 0,
+                    extra: vec![],
+                }]
+            }
+            LaunchPlan::Red(r) => {
+                let segs = prod(&r.segments);
+                let len = eval(&r.inner);
+                if segs == 0 {
+                    return Ok(vec![]);
+                }
+                let b = r.block_size;
+                if segs == 1 || len >= 8192 {
+                    let resident =
+                        (sms * self.occupancy(name, &r.block_entry, b, r.block_shared)?) as i64;
+                    let bps = div_up(resident, segs).clamp(1, (len / 4096).max(1));
+                    let mut extra = vec![bps as u64, 0, 0];
+                    if bps > 1 {
+                        let partials = self.alloc.alloc((segs * bps) as usize * r.acc_size)?;
+                        let counters = self.alloc.alloc(segs as usize * 4)?;
+                        self.memset_u32(&counters, 0, segs as usize)?;
+                        extra = vec![bps as u64, partials.ptr, counters.ptr];
+                        scratch.push(partials);
+                        scratch.push(counters);
+                    }
+                    vec![Launch {
+                        entry: r.block_entry.clone(),
+                        grid: (segs * bps).min(resident) as u32,
+                        block: b,
+                        shared: r.block_shared,
+                        extra,
+                    }]
+                } else if len >= 64 {
+                    let resident = (sms * self.occupancy(name, &r.warp_entry, b, 0)?) as i64;
+                    vec![Launch {
+                        entry: r.warp_entry.clone(),
+                        grid: div_up(segs * 32, b as i64).min(resident) as u32,
+                        block: b,
+                        shared: 0,
+                        extra: vec![],
+                    }]
+                } else {
+                    let resident = (sms * self.occupancy(name, &r.thread_entry, b, 0)?) as i64;
+                    vec![Launch {
+                        entry: r.thread_entry.clone(),
+                        grid: div_up(segs, b as i64).min(resident) as u32,
+                        block: b,
+                        shared: 0,
+                        extra: vec![],
+                    }]
+                }
+            }
+            LaunchPlan::Scan(s) => {
+                let segs = prod(&s.segments);
+                let len = eval(&s.inner);
+                let n = segs * len;
+                if n == 0 {
+                    return Ok(vec![]);
+                }
+                if let Some(thread) = s.thread_entry.as_ref().filter(|_| len <= 16) {
+                    let b = 256u32;
+                    let resident = (sms * self.occupancy(name, thread, b, 0)?) as i64;
+                    return Ok(vec![Launch {
+                        entry: thread.clone(),
+                        grid: div_up(segs, b as i64).min(resident) as u32,
+                        block: b,
+                        shared: 0,
+                        extra: vec![],
+                    }]);
+                }
+                let tiles = (n as u64).div_ceil(s.tile);
+                let counter = self.alloc.alloc(4)?;
+                let flags = self.alloc.alloc(tiles as usize * 4)?;
+                let aggs = self.alloc.alloc(tiles as usize * s.acc_size)?;
+                let prefs = self.alloc.alloc(tiles as usize * s.acc_size)?;
+                self.memset_u32(&counter, 0, 1)?;
+                self.memset_u32(&flags, 0, tiles as usize)?;
+                let extra = vec![counter.ptr, flags.ptr, aggs.ptr, prefs.ptr];
+                scratch.extend([counter, flags, aggs, prefs]);
+                if tiles > u32::MAX as u64 {
+                    return Err(CudaError::Launch {
+                        kernel: name.into(),
+                        message: format!("{n} elements need more than 2^32 tiles"),
+                    });
+                }
+                vec![Launch {
+                    entry: s.lookback_entry.clone(),
+                    grid: tiles as u32,
+                    block: s.block_size,
+                    shared: s.shared_bytes,
+                    extra,
+                }]
+            }
+            LaunchPlan::Hist(h) => {
+                let n = prod(&h.elements);
+                let buckets = eval(&h.buckets).max(0) as usize;
+                if n == 0 || buckets == 0 {
+                    return Ok(vec![]);
+                }
+                let bytes = buckets * h.slot_size;
+                if bytes <= self.info.max_shared_per_block {
+                    // Several subhistograms per block while they fit in the default 48 KiB
+                    // (more blocks stay resident); one when the histogram needs more.
+                    let nsub = (DEFAULT_SHARED / bytes).clamp(1, (h.block_size / 32) as usize);
+                    let shared = nsub * bytes;
+                    let resident =
+                        sms * self.occupancy(name, &h.shared_entry, h.block_size, shared)?;
+                    let grid = (n as u64)
+                        .div_ceil(h.block_size as u64 * 4)
+                        .min(resident as u64)
+                        .max(1);
+                    vec![Launch {
+                        entry: h.shared_entry.clone(),
+                        grid: grid as u32,
+                        block: h.block_size,
+                        shared,
+                        extra: vec![nsub as u64],
+                    }]
+                } else {
+                    let block = self.suggested_block(name, &h.global_entry)?;
+                    let resident = sms * self.occupancy(name, &h.global_entry, block, 0)?;
+                    vec![Launch {
+                        entry: h.global_entry.clone(),
+                        grid: (n as u64).div_ceil(block as u64).min(resident as u64) as u32,
+                        block,
+                        shared: 0,
+                        extra: vec![],
+                    }]
+                }
+            }
+        })
+    }
+}
+
+/// Ceiling division of non-negative sizes.
+fn div_up(a: i64, b: i64) -> i64 {
+    (a + b - 1) / b.max(1)
+}
+
+impl Gpu {
+    /// Runs `f` between two events recorded under `label`: the time of everything it queues
+    /// (memsets and scratch set-up included), for benchmarks that compare whole operations.
+    pub fn timed(
+        &mut self,
+        label: &str,
+        bytes: u64,
+        f: impl FnOnce(&mut Gpu) -> Result<()>,
+    ) -> Result<()> {
+        self.bind()?;
+        let stream = self.stream;
+        let ev = self.timer.start(stream)?;
+        f(self)?;
+        self.timer.end(stream, label, bytes, ev)
+    }
+}

@@ -1,0 +1,182 @@
+//! NVRTC: CUDA C to a cubin for the device's own architecture.
+//!
+//! We ask for a cubin (`-arch=sm_XX` of the real device) rather than PTX, so the driver does
+//! no JIT compilation at module load. NVRTC is loaded dynamically; `available` checks for it
+//! first because cudarc panics when a library is missing.
+
+use std::ffi::{CStr, CString, c_char};
+use std::path::Path;
+use std::sync::OnceLock;
+
+use cudarc::nvrtc::sys;
+
+use super::error::{CudaError, Result};
+
+/// Whether libnvrtc can be loaded. A success is remembered; a failure is probed again, so
+/// that `preload_from` can still make it available later.
+pub fn available() -> bool {
+    static PRESENT: OnceLock<()> = OnceLock::new();
+    if PRESENT.get().is_some() {
+        return true;
+    }
+    let ok = available_uncached();
+    if ok {
+        let _ = PRESENT.set(());
+    }
+    ok
+}
+
+/// Loads libnvrtc (and its builtins library) from a folder that is not on the loader path,
+/// e.g. the `nvidia/cu13/lib` folder of the `nvidia-cuda-nvrtc` wheel. Once an object with
+/// the soname `libnvrtc.so.13` is loaded, cudarc's later `dlopen` by that name finds it.
+/// The libraries stay loaded for the life of the process.
+pub fn preload_from(dir: &Path) -> bool {
+    for name in ["libnvrtc-builtins.so.13.0", "libnvrtc.so.13"] {
+        let path = dir.join(name);
+        if !path.exists() {
+            continue;
+        }
+        // SAFETY: loading NVIDIA's library runs only its own initialisers.
+        if let Ok(lib) = unsafe { libloading::Library::new(&path) } {
+            std::mem::forget(lib);
+        }
+    }
+    available_uncached()
+}
+
+fn available_uncached() -> bool {
+    // SAFETY: only probes dlopen with cudarc's candidate names.
+    unsafe { sys::is_culib_present() }
+}
+
+fn check(what: &str, r: sys::nvrtcResult) -> Result<()> {
+    if r == sys::nvrtcResult::NVRTC_SUCCESS {
+        return Ok(());
+    }
+    // SAFETY: nvrtcGetErrorString returns a static string.
+    let message = unsafe {
+        let p = sys::nvrtcGetErrorString(r);
+        if p.is_null() {
+            format!("{r:?}")
+        } else {
+            CStr::from_ptr(p).to_string_lossy().into_owned()
+        }
+    };
+    Err(CudaError::Nvrtc {
+        what: what.into(),
+        message,
+    })
+}
+
+/// NVRTC's version as (major, minor).
+pub fn version() -> Result<(i32, i32)> {
+    if !available() {
+        return Err(CudaError::NoNvrtc);
+    }
+    let (mut major, mut minor) = (0, 0);
+    // SAFETY: two out-pointers to live integers.
+    check("nvrtcVersion", unsafe {
+        sys::nvrtcVersion(&mut major, &mut minor)
+    })?;
+    Ok((major, minor))
+}
+
+/// The options every module is compiled with, for architecture `arch` (e.g. `sm_90`).
+pub fn options(arch: &str) -> Vec<String> {
+    vec![
+        format!("--gpu-architecture={arch}"),
+        "--std=c++17".into(),
+        // Kernels are `extern "C"` and self-contained; no relocatable device code needed.
+        "--device-as-default-execution-space".into(),
+    ]
+}
+
+/// A compiled module.
+#[derive(Debug, Clone)]
+pub struct Compiled {
+    pub cubin: Vec<u8>,
+    /// Warnings NVRTC printed (empty when there were none).
+    pub log: String,
+}
+
+/// Compiles `source` with the given options to a cubin.
+pub fn compile(source: &str, name: &str, opts: &[String]) -> Result<Compiled> {
+    if !available() {
+        return Err(CudaError::NoNvrtc);
+    }
+    let arch = opts
+        .iter()
+        .find_map(|o| o.strip_prefix("--gpu-architecture="))
+        .unwrap_or("?")
+        .to_string();
+    let src = CString::new(source).map_err(|_| CudaError::Nvrtc {
+        what: "source".into(),
+        message: "kernel source contains a NUL byte".into(),
+    })?;
+    let cname = CString::new(format!("{name}.cu")).unwrap_or_default();
+    let copts: Vec<CString> = opts
+        .iter()
+        .map(|o| CString::new(o.as_str()).unwrap_or_default())
+        .collect();
+    let opt_ptrs: Vec<*const c_char> = copts.iter().map(|c| c.as_ptr()).collect();
+    let mut prog: sys::nvrtcProgram = std::ptr::null_mut();
+    // SAFETY: all pointers point to live NUL-terminated strings for the calls' duration;
+    // the program is destroyed on every path below.
+    unsafe {
+        check(
+            "nvrtcCreateProgram",
+            sys::nvrtcCreateProgram(
+                &mut prog,
+                src.as_ptr(),
+                cname.as_ptr(),
+                0,
+                std::ptr::null(),
+                std::ptr::null(),
+            ),
+        )?;
+        let res = sys::nvrtcCompileProgram(prog, opt_ptrs.len() as i32, opt_ptrs.as_ptr());
+        let log = program_log(prog);
+        if res != sys::nvrtcResult::NVRTC_SUCCESS {
+            sys::nvrtcDestroyProgram(&mut prog);
+            return Err(CudaError::Compile {
+                name: name.into(),
+                arch,
+                log: log.unwrap_or_else(|_| format!("{res:?}")),
+            });
+        }
+        let mut size = 0usize;
+        let r = sys::nvrtcGetCUBINSize(prog, &mut size);
+        if let Err(e) = check("nvrtcGetCUBINSize", r) {
+            sys::nvrtcDestroyProgram(&mut prog);
+            return Err(e);
+        }
+        let mut cubin = vec![0u8; size];
+        let r = sys::nvrtcGetCUBIN(prog, cubin.as_mut_ptr() as *mut c_char);
+        sys::nvrtcDestroyProgram(&mut prog);
+        check("nvrtcGetCUBIN", r)?;
+        Ok(Compiled {
+            cubin,
+            log: log.unwrap_or_default(),
+        })
+    }
+}
+
+/// # Safety
+/// `prog` must be a live program.
+unsafe fn program_log(prog: sys::nvrtcProgram) -> Result<String> {
+    let mut size = 0usize;
+    // SAFETY: per the function's contract.
+    unsafe {
+        check(
+            "nvrtcGetProgramLogSize",
+            sys::nvrtcGetProgramLogSize(prog, &mut size),
+        )?;
+        let mut buf = vec![0u8; size.max(1)];
+        check(
+            "nvrtcGetProgramLog",
+            sys::nvrtcGetProgramLog(prog, buf.as_mut_ptr() as *mut c_char),
+        )?;
+        let end = buf.iter().position(|&b| b == 0).unwrap_or(buf.len());
+        Ok(String::from_utf8_lossy(&buf[..end]).trim().to_string())
+    }
+}

@@ -1,0 +1,119 @@
+//! Per-kernel timing with CUDA events, and the statistics a run reports.
+//!
+//! Every launch is bracketed by two events (created with `CU_EVENT_DEFAULT`: the
+//! `DISABLE_TIMING` flag would make them useless here). Events are read only when a report is
+//! asked for, so timing adds no synchronisation between launches. Used events are kept for
+//! reuse.
+
+use std::collections::BTreeMap;
+
+use cudarc::driver::{result, sys};
+
+use super::error::{CudaError, Result};
+
+/// Totals for one kernel.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct KernelStats {
+    pub launches: u64,
+    pub total_ms: f64,
+    /// The least bytes the launches had to move through device memory.
+    pub bytes: u64,
+}
+
+impl KernelStats {
+    /// Achieved bandwidth in GB/s (10^9 bytes per second).
+    pub fn gbps(&self) -> f64 {
+        if self.total_ms > 0.0 {
+            self.bytes as f64 / (self.total_ms * 1e6)
+        } else {
+            0.0
+        }
+    }
+}
+
+/// Pending event pairs and accumulated statistics.
+#[derive(Debug, Default)]
+pub struct Timer {
+    pending: Vec<(String, u64, sys::CUevent, sys::CUevent)>,
+    spare: Vec<sys::CUevent>,
+    stats: BTreeMap<String, KernelStats>,
+}
+
+impl Timer {
+    fn event(&mut self) -> Result<sys::CUevent> {
+        match self.spare.pop() {
+            Some(e) => Ok(e),
+            None => result::event::create(sys::CUevent_flags::CU_EVENT_DEFAULT)
+                .map_err(|e| CudaError::driver("cuEventCreate", e)),
+        }
+    }
+
+    /// Records the start of a launch on `stream`; returns the token for `end`.
+    pub(crate) fn start(&mut self, stream: sys::CUstream) -> Result<sys::CUevent> {
+        let ev = self.event()?;
+        // SAFETY: the event and stream belong to the current context.
+        unsafe { result::event::record(ev, stream) }
+            .map_err(|e| CudaError::driver("cuEventRecord", e))?;
+        Ok(ev)
+    }
+
+    /// Records the end of a launch started with `start`.
+    pub(crate) fn end(
+        &mut self,
+        stream: sys::CUstream,
+        name: &str,
+        bytes: u64,
+        start: sys::CUevent,
+    ) -> Result<()> {
+        let ev = self.event()?;
+        // SAFETY: as in `start`.
+        unsafe { result::event::record(ev, stream) }
+            .map_err(|e| CudaError::driver("cuEventRecord", e))?;
+        self.pending.push((name.to_string(), bytes, start, ev));
+        Ok(())
+    }
+
+    /// Waits for the recorded launches and folds them into the statistics.
+    pub fn collect(&mut self) -> Result<()> {
+        for (name, bytes, a, b) in std::mem::take(&mut self.pending) {
+            // SAFETY: both events were recorded on this context's stream.
+            let ms = unsafe {
+                result::event::synchronize(b)
+                    .map_err(|e| CudaError::driver("cuEventSynchronize", e))?;
+                result::event::elapsed(a, b)
+                    .map_err(|e| CudaError::driver("cuEventElapsedTime", e))?
+            };
+            let s = self.stats.entry(name).or_default();
+            s.launches += 1;
+            s.total_ms += ms as f64;
+            s.bytes += bytes;
+            self.spare.push(a);
+            self.spare.push(b);
+        }
+        Ok(())
+    }
+
+    /// Statistics per kernel name (after `collect`).
+    pub fn stats(&self) -> &BTreeMap<String, KernelStats> {
+        &self.stats
+    }
+
+    /// Forgets the statistics (events are kept).
+    pub fn reset(&mut self) {
+        self.stats.clear();
+    }
+
+    /// Destroys every event (the context must be current).
+    pub(crate) fn destroy(&mut self) {
+        let evs: Vec<sys::CUevent> = self
+            .pending
+            .drain(..)
+            .flat_map(|(_, _, a, b)| [a, b])
+            .chain(self.spare.drain(..))
+            .collect();
+        for e in evs {
+            // SAFETY: each event was created by this timer.
+            let _ = unsafe { result::event::destroy(e) };
+        }
+    }
+}

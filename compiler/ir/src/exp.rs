@@ -1,0 +1,472 @@
+//! Scalar expressions and statements: the first-order language of kernel bodies.
+//!
+//! A kernel body is a list of statements followed by result expressions. Expressions are pure
+//! and typed bottom-up (every leaf is a typed constant, a typed variable or an array read), so
+//! the type checker needs no inference. Statements add what a sequential body needs: immutable
+//! `let`, mutable variables with assignment (loop accumulators), counted `for` loops, `if`, and
+//! writes into device arrays at computed flat indices. Array indices are always `i64` flat
+//! offsets into a row-major array; the front end linearises multi-dimensional indexing.
+
+/// Names of variables, arrays and size parameters.
+pub type Name = String;
+
+use crate::types::{PrimType, PrimValue};
+
+/// Binary arithmetic and bitwise operators. Both operands and the result share one type,
+/// except `LogAnd`/`LogOr`, which take and give `bool`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum BinOp {
+    Add,
+    Sub,
+    Mul,
+    /// Integer division rounds toward zero (C semantics); the front end adjusts for Futhark's
+    /// flooring `/` where it matters.
+    Div,
+    Rem,
+    Min,
+    Max,
+    Pow,
+    And,
+    Or,
+    Xor,
+    Shl,
+    Shr,
+    LogAnd,
+    LogOr,
+}
+
+impl BinOp {
+    pub const ALL: [BinOp; 15] = [
+        BinOp::Add,
+        BinOp::Sub,
+        BinOp::Mul,
+        BinOp::Div,
+        BinOp::Rem,
+        BinOp::Min,
+        BinOp::Max,
+        BinOp::Pow,
+        BinOp::And,
+        BinOp::Or,
+        BinOp::Xor,
+        BinOp::Shl,
+        BinOp::Shr,
+        BinOp::LogAnd,
+        BinOp::LogOr,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            BinOp::Add => "+",
+            BinOp::Sub => "-",
+            BinOp::Mul => "*",
+            BinOp::Div => "/",
+            BinOp::Rem => "%",
+            BinOp::Min => "min",
+            BinOp::Max => "max",
+            BinOp::Pow => "**",
+            BinOp::And => "&",
+            BinOp::Or => "|",
+            BinOp::Xor => "^",
+            BinOp::Shl => "<<",
+            BinOp::Shr => ">>",
+            BinOp::LogAnd => "&&",
+            BinOp::LogOr => "||",
+        }
+    }
+
+    /// Whether the operator accepts operands of type `t`.
+    pub fn accepts(self, t: PrimType) -> bool {
+        match self {
+            BinOp::Add | BinOp::Sub | BinOp::Mul | BinOp::Div | BinOp::Min | BinOp::Max => {
+                t != PrimType::Bool
+            }
+            BinOp::Rem | BinOp::Pow => t != PrimType::Bool,
+            BinOp::And | BinOp::Or | BinOp::Xor => t.is_int() || t == PrimType::Bool,
+            BinOp::Shl | BinOp::Shr => t.is_int(),
+            BinOp::LogAnd | BinOp::LogOr => t == PrimType::Bool,
+        }
+    }
+
+    /// Operators whose operand order never matters (float `+` and `*` included: reductions
+    /// may reassociate them anyway, and commutativity lets the code generator read
+    /// strided, vectorised chunks).
+    pub fn is_commutative(self) -> bool {
+        matches!(
+            self,
+            BinOp::Add
+                | BinOp::Mul
+                | BinOp::Min
+                | BinOp::Max
+                | BinOp::And
+                | BinOp::Or
+                | BinOp::Xor
+                | BinOp::LogAnd
+                | BinOp::LogOr
+        )
+    }
+}
+
+/// Comparisons; the result is `bool`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum CmpOp {
+    Eq,
+    Ne,
+    Lt,
+    Le,
+    Gt,
+    Ge,
+}
+
+impl CmpOp {
+    pub const ALL: [CmpOp; 6] = [
+        CmpOp::Eq,
+        CmpOp::Ne,
+        CmpOp::Lt,
+        CmpOp::Le,
+        CmpOp::Gt,
+        CmpOp::Ge,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            CmpOp::Eq => "==",
+            CmpOp::Ne => "!=",
+            CmpOp::Lt => "<",
+            CmpOp::Le => "<=",
+            CmpOp::Gt => ">",
+            CmpOp::Ge => ">=",
+        }
+    }
+}
+
+/// Unary operators; the result has the operand's type.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum UnOp {
+    Neg,
+    /// Bitwise complement on integers, logical negation on `bool`.
+    Not,
+    Abs,
+    /// -1, 0 or 1 in the operand's type.
+    Signum,
+}
+
+impl UnOp {
+    pub const ALL: [UnOp; 4] = [UnOp::Neg, UnOp::Not, UnOp::Abs, UnOp::Signum];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            UnOp::Neg => "neg",
+            UnOp::Not => "not",
+            UnOp::Abs => "abs",
+            UnOp::Signum => "signum",
+        }
+    }
+
+    pub fn accepts(self, t: PrimType) -> bool {
+        match self {
+            UnOp::Not => t.is_int() || t == PrimType::Bool,
+            UnOp::Neg | UnOp::Abs | UnOp::Signum => t != PrimType::Bool,
+        }
+    }
+}
+
+/// Floating-point math functions. All arguments and the result share one float type, except
+/// the predicates `IsNan`/`IsInf`, which give `bool`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum MathFn {
+    Sqrt,
+    Exp,
+    Log,
+    Sin,
+    Cos,
+    Tan,
+    Tanh,
+    Floor,
+    Ceil,
+    Round,
+    Atan2,
+    Fma,
+    IsNan,
+    IsInf,
+}
+
+impl MathFn {
+    pub const ALL: [MathFn; 14] = [
+        MathFn::Sqrt,
+        MathFn::Exp,
+        MathFn::Log,
+        MathFn::Sin,
+        MathFn::Cos,
+        MathFn::Tan,
+        MathFn::Tanh,
+        MathFn::Floor,
+        MathFn::Ceil,
+        MathFn::Round,
+        MathFn::Atan2,
+        MathFn::Fma,
+        MathFn::IsNan,
+        MathFn::IsInf,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            MathFn::Sqrt => "sqrt",
+            MathFn::Exp => "exp",
+            MathFn::Log => "log",
+            MathFn::Sin => "sin",
+            MathFn::Cos => "cos",
+            MathFn::Tan => "tan",
+            MathFn::Tanh => "tanh",
+            MathFn::Floor => "floor",
+            MathFn::Ceil => "ceil",
+            MathFn::Round => "round",
+            MathFn::Atan2 => "atan2",
+            MathFn::Fma => "fma",
+            MathFn::IsNan => "isnan",
+            MathFn::IsInf => "isinf",
+        }
+    }
+
+    pub fn arity(self) -> usize {
+        match self {
+            MathFn::Atan2 => 2,
+            MathFn::Fma => 3,
+            _ => 1,
+        }
+    }
+
+    pub fn returns_bool(self) -> bool {
+        matches!(self, MathFn::IsNan | MathFn::IsInf)
+    }
+}
+
+/// A pure scalar expression.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Exp {
+    Const(PrimValue),
+    /// A scalar variable, a size parameter (`i64`) or a segment-space index (`i64`).
+    Var(Name),
+    Bin(BinOp, Box<Exp>, Box<Exp>),
+    Cmp(CmpOp, Box<Exp>, Box<Exp>),
+    Un(UnOp, Box<Exp>),
+    /// Conversion to a primitive type (C conversion rules; float to int truncates).
+    Conv(PrimType, Box<Exp>),
+    Math(MathFn, Vec<Exp>),
+    /// `cond ? then : else`; both branches are evaluated (they are pure).
+    Select(Box<Exp>, Box<Exp>, Box<Exp>),
+    /// `array[index]`: a read of a device array at an `i64` flat index.
+    Read(Name, Box<Exp>),
+}
+
+impl Exp {
+    pub fn var(name: &str) -> Exp {
+        Exp::Var(name.to_string())
+    }
+    pub fn i64(x: i64) -> Exp {
+        Exp::Const(PrimValue::I64(x))
+    }
+    pub fn i32(x: i32) -> Exp {
+        Exp::Const(PrimValue::I32(x))
+    }
+    pub fn f32(x: f32) -> Exp {
+        Exp::Const(PrimValue::F32(x))
+    }
+    pub fn bin(op: BinOp, a: Exp, b: Exp) -> Exp {
+        Exp::Bin(op, Box::new(a), Box::new(b))
+    }
+    pub fn cmp(op: CmpOp, a: Exp, b: Exp) -> Exp {
+        Exp::Cmp(op, Box::new(a), Box::new(b))
+    }
+    pub fn un(op: UnOp, a: Exp) -> Exp {
+        Exp::Un(op, Box::new(a))
+    }
+    pub fn conv(ty: PrimType, a: Exp) -> Exp {
+        Exp::Conv(ty, Box::new(a))
+    }
+    pub fn select(c: Exp, t: Exp, f: Exp) -> Exp {
+        Exp::Select(Box::new(c), Box::new(t), Box::new(f))
+    }
+    pub fn read(array: &str, index: Exp) -> Exp {
+        Exp::Read(array.to_string(), Box::new(index))
+    }
+    pub fn plus(self, other: Exp) -> Exp {
+        Exp::bin(BinOp::Add, self, other)
+    }
+    pub fn times(self, other: Exp) -> Exp {
+        Exp::bin(BinOp::Mul, self, other)
+    }
+
+    /// Calls `f` on every array read in the expression, outermost first.
+    pub fn for_each_read(&self, f: &mut dyn FnMut(&Name, &Exp)) {
+        match self {
+            Exp::Const(_) | Exp::Var(_) => {}
+            Exp::Bin(_, a, b) | Exp::Cmp(_, a, b) => {
+                a.for_each_read(f);
+                b.for_each_read(f);
+            }
+            Exp::Un(_, a) | Exp::Conv(_, a) => a.for_each_read(f),
+            Exp::Math(_, args) => args.iter().for_each(|a| a.for_each_read(f)),
+            Exp::Select(c, t, e) => {
+                c.for_each_read(f);
+                t.for_each_read(f);
+                e.for_each_read(f);
+            }
+            Exp::Read(arr, idx) => {
+                f(arr, idx);
+                idx.for_each_read(f);
+            }
+        }
+    }
+
+    /// Calls `f` on every variable name the expression mentions.
+    pub fn for_each_var(&self, f: &mut dyn FnMut(&Name)) {
+        match self {
+            Exp::Const(_) => {}
+            Exp::Var(v) => f(v),
+            Exp::Bin(_, a, b) | Exp::Cmp(_, a, b) => {
+                a.for_each_var(f);
+                b.for_each_var(f);
+            }
+            Exp::Un(_, a) | Exp::Conv(_, a) | Exp::Read(_, a) => a.for_each_var(f),
+            Exp::Math(_, args) => args.iter().for_each(|a| a.for_each_var(f)),
+            Exp::Select(c, t, e) => {
+                c.for_each_var(f);
+                t.for_each_var(f);
+                e.for_each_var(f);
+            }
+        }
+    }
+}
+
+/// A statement of a sequential kernel body.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Stm {
+    /// An immutable binding.
+    Let { name: Name, ty: PrimType, exp: Exp },
+    /// A mutable variable with its initial value.
+    Mut { name: Name, ty: PrimType, init: Exp },
+    /// Assignment to a variable declared with `Mut`.
+    Assign { name: Name, exp: Exp },
+    /// `for var in 0..bound` (an `i64` counter), sequential.
+    For {
+        var: Name,
+        bound: Exp,
+        body: Vec<Stm>,
+    },
+    If {
+        cond: Exp,
+        then_branch: Vec<Stm>,
+        else_branch: Vec<Stm>,
+    },
+    /// `array[index] = value`; the front end guarantees the index is in bounds.
+    Write { array: Name, index: Exp, value: Exp },
+}
+
+impl Stm {
+    pub fn let_(name: &str, ty: PrimType, exp: Exp) -> Stm {
+        Stm::Let {
+            name: name.to_string(),
+            ty,
+            exp,
+        }
+    }
+
+    /// Calls `on_exp` for every expression and `on_write` for every written array, recursively.
+    pub fn walk(&self, on_exp: &mut dyn FnMut(&Exp), on_write: &mut dyn FnMut(&Name)) {
+        match self {
+            Stm::Let { exp, .. } | Stm::Assign { exp, .. } => on_exp(exp),
+            Stm::Mut { init, .. } => on_exp(init),
+            Stm::For { bound, body, .. } => {
+                on_exp(bound);
+                body.iter().for_each(|s| s.walk(on_exp, on_write));
+            }
+            Stm::If {
+                cond,
+                then_branch,
+                else_branch,
+            } => {
+                on_exp(cond);
+                then_branch.iter().for_each(|s| s.walk(on_exp, on_write));
+                else_branch.iter().for_each(|s| s.walk(on_exp, on_write));
+            }
+            Stm::Write {
+                array,
+                index,
+                value,
+            } => {
+                on_write(array);
+                on_exp(index);
+                on_exp(value);
+            }
+        }
+    }
+}
+
+/// Statements followed by the result expressions of a body.
+#[derive(Clone, Debug, PartialEq, Default)]
+pub struct Body {
+    pub stms: Vec<Stm>,
+    pub results: Vec<Exp>,
+}
+
+impl Body {
+    pub fn new(stms: Vec<Stm>, results: Vec<Exp>) -> Body {
+        Body { stms, results }
+    }
+
+    /// A body with no statements.
+    pub fn results(results: Vec<Exp>) -> Body {
+        Body {
+            stms: Vec::new(),
+            results,
+        }
+    }
+
+    /// Calls `on_exp` for every expression and `on_write` for every written array.
+    pub fn walk(&self, on_exp: &mut dyn FnMut(&Exp), on_write: &mut dyn FnMut(&Name)) {
+        self.stms.iter().for_each(|s| s.walk(on_exp, on_write));
+        self.results.iter().for_each(on_exp);
+    }
+}
+
+/// A function of scalars: the combining operator of a reduction, scan or histogram.
+/// An operator on k-tuples has 2k parameters (the k components of the left operand, then
+/// the k of the right one) and k results.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Lambda {
+    pub params: Vec<(Name, PrimType)>,
+    pub body: Body,
+}
+
+impl Lambda {
+    /// The operator `\(a, b) -> a OP b` on one type.
+    pub fn binop(op: BinOp, ty: PrimType) -> Lambda {
+        Lambda {
+            params: vec![("x".into(), ty), ("y".into(), ty)],
+            body: Body::results(vec![Exp::bin(op, Exp::var("x"), Exp::var("y"))]),
+        }
+    }
+
+    /// If the lambda is exactly `\(x, y) -> x OP y` (or `y OP x` for a commutative OP), the
+    /// operator and its type: the code generator uses native atomics and shuffles for these.
+    pub fn as_binop(&self) -> Option<(BinOp, PrimType)> {
+        if self.params.len() != 2 || !self.body.stms.is_empty() || self.body.results.len() != 1 {
+            return None;
+        }
+        let (x, tx) = &self.params[0];
+        let (y, ty) = &self.params[1];
+        if tx != ty {
+            return None;
+        }
+        match &self.body.results[0] {
+            Exp::Bin(op, a, b) => match (a.as_ref(), b.as_ref()) {
+                (Exp::Var(a), Exp::Var(b)) if a == x && b == y => Some((*op, *tx)),
+                (Exp::Var(a), Exp::Var(b)) if a == y && b == x && op.is_commutative() => {
+                    Some((*op, *tx))
+                }
+                _ => None,
+            },
+            _ => None,
+        }
+    }
+}
