@@ -4,8 +4,10 @@
 //! evaluated, in evaluation order; a variable, hole, empty array or section whose type
 //! mentions a size not yet known is an error.
 
-use futhark_syntax::ast::{DimIndex, Exp, ExpKind, LoopForm, Pat, PatKind, RecordField, UpdateStep, ValBind};
 use futhark_syntax::Span;
+use futhark_syntax::ast::{
+    DimIndex, Exp, ExpKind, LoopForm, Pat, PatKind, RecordField, UpdateStep, ValBind,
+};
 use rustc_hash::{FxHashMap, FxHashSet};
 
 use crate::checker::Checker;
@@ -69,8 +71,12 @@ impl Causality<'_, '_> {
     fn pat_types(&mut self, p: &Pat, known: &Known) {
         match &p.kind {
             PatKind::Id(x) => self.check_type(x.span, known, &format!("\"{}\"", x.name)),
-            PatKind::Parens(q) | PatKind::Attr(_, q) | PatKind::Ascript(q, _) => self.pat_types(q, known),
-            PatKind::Tuple(ps) | PatKind::Constr(_, ps) => ps.iter().for_each(|q| self.pat_types(q, known)),
+            PatKind::Parens(q) | PatKind::Attr(_, q) | PatKind::Ascript(q, _) => {
+                self.pat_types(q, known)
+            }
+            PatKind::Tuple(ps) | PatKind::Constr(_, ps) => {
+                ps.iter().for_each(|q| self.pat_types(q, known))
+            }
             PatKind::Record(fs) => fs.iter().for_each(|(_, q)| self.pat_types(q, known)),
             _ => {}
         }
@@ -108,7 +114,11 @@ impl Causality<'_, '_> {
     fn walk_inner(&mut self, e: &Exp, known: &Known) -> Known {
         match &e.kind {
             ExpKind::Var(qn) => {
-                self.check_type(e.span, known, &format!("\"{}\"", crate::checker::qual_string(qn)));
+                self.check_type(
+                    e.span,
+                    known,
+                    &format!("\"{}\"", crate::checker::qual_string(qn)),
+                );
                 Known::default()
             }
             ExpKind::Hole => {
@@ -153,10 +163,16 @@ impl Causality<'_, '_> {
             ExpKind::BinOp { op, lhs, rhs, .. } => {
                 let new = self.seq(&[lhs, rhs], known);
                 let k = Self::union(known, &new);
-                self.check_type(op.span, &k, &format!("\"{}\"", crate::checker::qual_string(op)));
+                self.check_type(
+                    op.span,
+                    &k,
+                    &format!("\"{}\"", crate::checker::qual_string(op)),
+                );
                 new
             }
-            ExpKind::Let { value, body, pat, .. } => {
+            ExpKind::Let {
+                value, body, pat, ..
+            } => {
                 let new = self.walk(value, known);
                 let k = Self::union(known, &new);
                 let _ = pat;
@@ -164,7 +180,12 @@ impl Causality<'_, '_> {
                 n2.extend(new);
                 n2
             }
-            ExpKind::LetFun { params, value, body, .. } => {
+            ExpKind::LetFun {
+                params,
+                value,
+                body,
+                ..
+            } => {
                 for p in params {
                     self.pat_types(p, known);
                 }
@@ -186,14 +207,20 @@ impl Causality<'_, '_> {
                 }
                 new
             }
-            ExpKind::Loop { init, form, body, .. } => {
+            ExpKind::Loop {
+                init, form, body, ..
+            } => {
                 let mut new = match init {
                     Some(i) => self.walk(i, known),
                     None => Known::default(),
                 };
                 match form {
-                    LoopForm::For { bound, .. } => new.extend(self.walk(bound, &Self::union(known, &new))),
-                    LoopForm::ForIn { array, .. } => new.extend(self.walk(array, &Self::union(known, &new))),
+                    LoopForm::For { bound, .. } => {
+                        new.extend(self.walk(bound, &Self::union(known, &new)))
+                    }
+                    LoopForm::ForIn { array, .. } => {
+                        new.extend(self.walk(array, &Self::union(known, &new)))
+                    }
                     LoopForm::While(_) => {}
                 }
                 let mut inside = Self::union(known, &new);
@@ -223,7 +250,9 @@ fn children(e: &Exp) -> Vec<&Exp> {
         for i in is {
             match i {
                 DimIndex::Fix(x) => out.push(x),
-                DimIndex::Slice { start, end, stride, .. } => {
+                DimIndex::Slice {
+                    start, end, stride, ..
+                } => {
                     for x in [start, end, stride].into_iter().flatten() {
                         out.push(x);
                     }
@@ -232,7 +261,9 @@ fn children(e: &Exp) -> Vec<&Exp> {
         }
     }
     match &e.kind {
-        ExpKind::Constr(_, xs) | ExpKind::Tuple(xs) | ExpKind::ArrayLit(xs) => out.extend(xs.iter()),
+        ExpKind::Constr(_, xs) | ExpKind::Tuple(xs) | ExpKind::ArrayLit(xs) => {
+            out.extend(xs.iter())
+        }
         ExpKind::Parens(x)
         | ExpKind::QualParens(_, x)
         | ExpKind::Negate(x)
@@ -252,14 +283,20 @@ fn children(e: &Exp) -> Vec<&Exp> {
             out.push(x);
             dims(&mut out, is);
         }
-        ExpKind::Range { start, second, end, .. } => {
+        ExpKind::Range {
+            start, second, end, ..
+        } => {
             out.push(start);
             if let Some(s) = second {
                 out.push(s);
             }
             out.push(end);
         }
-        ExpKind::Update { target, path, value } => {
+        ExpKind::Update {
+            target,
+            path,
+            value,
+        } => {
             out.push(target);
             for s in path {
                 if let UpdateStep::Index(is, _) = s {
@@ -268,7 +305,9 @@ fn children(e: &Exp) -> Vec<&Exp> {
             }
             out.push(value);
         }
-        ExpKind::LetWith { path, value, body, .. } => {
+        ExpKind::LetWith {
+            path, value, body, ..
+        } => {
             for s in path {
                 if let UpdateStep::Index(is, _) = s {
                     dims(&mut out, is);

@@ -9,11 +9,11 @@ use futhark_syntax::ast::{Ident, QualName};
 use futhark_syntax::{Diagnostic, FileId, Span};
 use rustc_hash::FxHashMap;
 
-use crate::env::{Env, FileScope, Mod, ModBinding, MTyBinding, TypeBinding, ValBinding};
+use crate::env::{Env, FileScope, MTyBinding, Mod, ModBinding, TypeBinding, ValBinding};
 use crate::info::{DefKind, DefRef, TypeInfo};
 use crate::intrinsics::Intrinsics;
 use crate::types::{Name, PrimType, TParam, Type, VName};
-use crate::unify::{UnifyError, Unifier, UnknownSource};
+use crate::unify::{Unifier, UnifyError, UnknownSource};
 
 /// How deeply expressions may nest before we give up instead of overflowing the stack.
 pub const MAX_DEPTH: u32 = 400;
@@ -55,7 +55,12 @@ pub enum LitValue {
 /// What a value name resolved to.
 #[derive(Clone, Debug)]
 pub enum ValRef {
-    Local { vname: VName, tparams: Vec<TParam>, ty: Type, def: DefRef },
+    Local {
+        vname: VName,
+        tparams: Vec<TParam>,
+        ty: Type,
+        def: DefRef,
+    },
     Global(ValBinding),
 }
 
@@ -118,6 +123,13 @@ pub struct Checker<'a> {
     pub created_abs: Vec<crate::env::AbsType>,
     /// Liftedness of abstract types and type parameters by name.
     pub abstract_lifted: FxHashMap<VName, crate::types::Liftedness>,
+    /// Modules opened by `M.(e)`, with the number of locals at the point of opening: names
+    /// of the module hide locals bound outside the parentheses.
+    pub qual_open: Vec<(usize, Arc<Env>)>,
+    /// Whether sum types inferred only from constructors are an error when left ambiguous.
+    pub ambiguous_sums: bool,
+    /// Definitions whose types involve overloaded types defaulted to `i32`/`f64`.
+    pub defaulted_defs: rustc_hash::FxHashSet<VName>,
 }
 
 impl<'a> Checker<'a> {
@@ -161,13 +173,21 @@ impl<'a> Checker<'a> {
             defined: Vec::new(),
             created_abs: Vec::new(),
             abstract_lifted: FxHashMap::default(),
+            ambiguous_sums: true,
+            qual_open: Vec::new(),
+            defaulted_defs: Default::default(),
         }
     }
 
     // -----------------------------------------------------------------------------------
     // Diagnostics
 
-    pub fn error(&mut self, code: &'static str, span: Span, msg: impl Into<String>) -> &mut Diagnostic {
+    pub fn error(
+        &mut self,
+        code: &'static str,
+        span: Span,
+        msg: impl Into<String>,
+    ) -> &mut Diagnostic {
         self.diags.push(Diagnostic::error(code, span, msg));
         self.reported.insert(span, ());
         let n = self.diags.len() - 1;
@@ -197,7 +217,11 @@ impl<'a> Checker<'a> {
         let code = err.code();
         let detail = err.message();
         let notes = self.size_notes(&err);
-        let d = self.error(code, span, format!("{context}\nExpected: {expected}\nActual:   {actual}\n{detail}"));
+        let d = self.error(
+            code,
+            span,
+            format!("{context}\nExpected: {expected}\nActual:   {actual}\n{detail}"),
+        );
         for n in notes {
             d.notes.push(n);
         }
@@ -209,11 +233,10 @@ impl<'a> Checker<'a> {
         if let UnifyError::Sizes { expected, actual } = err {
             for s in [expected, actual] {
                 s.each_var(&mut |v| {
-                    if let Some(r) = self.uni.rigid.get(v) {
-                        if let Some((src, _)) = &r.unknown {
+                    if let Some(r) = self.uni.rigid.get(v)
+                        && let Some((src, _)) = &r.unknown {
                             out.push(format!("\"{}\" {}", v.name(), describe_unknown(src)));
                         }
-                    }
                 });
             }
         }
@@ -274,7 +297,10 @@ impl<'a> Checker<'a> {
         self.locals.push(Local {
             name: Name::from(ident.name.as_str()),
             vname,
-            kind: LocalKind::Val { tparams: vec![], ty },
+            kind: LocalKind::Val {
+                tparams: vec![],
+                ty,
+            },
             span: ident.span,
         });
     }
@@ -298,7 +324,13 @@ impl<'a> Checker<'a> {
         self.info.resolutions.insert(span, def.clone());
     }
 
-    pub fn def_ref(&self, vname: &VName, kind: DefKind, span: Span, doc: Option<Arc<str>>) -> DefRef {
+    pub fn def_ref(
+        &self,
+        vname: &VName,
+        kind: DefKind,
+        span: Span,
+        doc: Option<Arc<str>>,
+    ) -> DefRef {
         DefRef::new(vname, kind, Some(span), doc)
     }
 
@@ -345,22 +377,33 @@ impl<'a> Checker<'a> {
 
     /// True if the name is bound as a term (local or module-level value).
     pub fn is_value_name(&self, name: &str) -> bool {
-        self.locals.iter().any(|l| l.name.as_ref() == name && matches!(l.kind, LocalKind::Val { .. }))
+        self.locals
+            .iter()
+            .any(|l| l.name.as_ref() == name && matches!(l.kind, LocalKind::Val { .. }))
             || self.env.vals.contains_key(name)
     }
 
     pub fn lookup_local_val(&self, name: &str) -> Option<&Local> {
-        self.locals
+        let limit = self
+            .qual_open
             .iter()
             .rev()
+            .find(|(_, e)| e.vals.contains_key(name))
+            .map(|(m, _)| *m);
+        self.locals
+            .iter()
+            .enumerate()
+            .rev()
+            .take_while(|(i, _)| limit.is_none_or(|m| *i >= m))
+            .map(|(_, l)| l)
             .find(|l| l.name.as_ref() == name && matches!(l.kind, LocalKind::Val { .. }))
     }
 
     /// Looks up a value by qualified name without reporting errors.
     pub fn find_val(&mut self, qn: &QualName) -> Option<ValRef> {
         if qn.quals.is_empty() {
-            if let Some(l) = self.lookup_local_val(&qn.name.name) {
-                if let LocalKind::Val { tparams, ty } = &l.kind {
+            if let Some(l) = self.lookup_local_val(&qn.name.name)
+                && let LocalKind::Val { tparams, ty } = &l.kind {
                     let def = DefRef::new(&l.vname, DefKind::Local, Some(l.span), None);
                     return Some(ValRef::Local {
                         vname: l.vname.clone(),
@@ -369,21 +412,27 @@ impl<'a> Checker<'a> {
                         def,
                     });
                 }
-            }
-            return self.env.vals.get(qn.name.name.as_str()).cloned().map(ValRef::Global);
+            return self
+                .env
+                .vals
+                .get(qn.name.name.as_str())
+                .cloned()
+                .map(ValRef::Global);
         }
         let env = self.lookup_mod_path(&qn.quals)?;
-        env.vals.get(qn.name.name.as_str()).cloned().map(ValRef::Global)
+        env.vals
+            .get(qn.name.name.as_str())
+            .cloned()
+            .map(ValRef::Global)
     }
 
     pub fn lookup_type(&mut self, qn: &QualName) -> Option<TypeBinding> {
         if qn.quals.is_empty() {
             for l in self.locals.iter().rev() {
-                if l.name.as_ref() == qn.name.name {
-                    if let LocalKind::Type(b) = &l.kind {
+                if l.name.as_ref() == qn.name.name
+                    && let LocalKind::Type(b) = &l.kind {
                         return Some(b.clone());
                     }
-                }
             }
             return self.env.types.get(qn.name.name.as_str()).cloned();
         }
@@ -426,8 +475,12 @@ pub fn describe_unknown(src: &UnknownSource) -> String {
         UnknownSource::Range => "is unknown length of range.".into(),
         UnknownSource::Cond => "is unknown due to conditional expression.".into(),
         UnknownSource::Loop => "is unknown size of value returned by loop.".into(),
-        UnknownSource::OutOfScope(v) => format!("is an unknown size arising from \"{v}\" going out of scope."),
-        UnknownSource::Coerce => "is an unknown size arising from empty dimension in coercion.".into(),
+        UnknownSource::OutOfScope(v) => {
+            format!("is an unknown size arising from \"{v}\" going out of scope.")
+        }
+        UnknownSource::Coerce => {
+            "is an unknown size arising from empty dimension in coercion.".into()
+        }
         UnknownSource::Unify => "is an artificial size invented during unification.".into(),
     }
 }

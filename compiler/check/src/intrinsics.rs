@@ -11,7 +11,7 @@ use std::sync::Arc;
 use futhark_syntax::FileId;
 use rustc_hash::FxHashMap;
 
-use crate::env::{Env, ModBinding, Mod, Overload, Scheme, TypeBinding, ValBinding};
+use crate::env::{Env, Mod, ModBinding, Overload, Scheme, TypeBinding, ValBinding};
 use crate::info::{DefKind, DefRef};
 use crate::types::{
     Arrow, Liftedness, Name, PrimType, RetType, Size, TParam, Type, TypeArg, TypeVar, VName,
@@ -72,7 +72,10 @@ const POLYMORPHIC: &[(&str, &str)] = &[
     ("reduce", "'a [n] : (a -> a -> a) -> a -> [n]a -> *a"),
     ("reduce_comm", "'a [n] : (a -> a -> a) -> a -> [n]a -> *a"),
     ("scan", "'a [n] : (a -> a -> a) -> a -> [n]a -> *[n]a"),
-    ("hist_1d", "'a [n] [m] : i64 -> *[m]a -> (a -> a -> a) -> a -> [n]i64 -> [n]a -> *[m]a"),
+    (
+        "hist_1d",
+        "'a [n] [m] : i64 -> *[m]a -> (a -> a -> a) -> a -> [n]i64 -> [n]a -> *[m]a",
+    ),
     (
         "hist_2d",
         "'a [n] [m] [k] : i64 -> *[m][k]a -> (a -> a -> a) -> a -> [n](i64, i64) -> [n]a -> *[m][k]a",
@@ -82,7 +85,10 @@ const POLYMORPHIC: &[(&str, &str)] = &[
         "'a [n] [m] [k] [l] : i64 -> *[m][k][l]a -> (a -> a -> a) -> a -> [n](i64, i64, i64) -> [n]a -> *[m][k][l]a",
     ),
     ("scatter", "'a [n] [l] : *[n]a -> [l]i64 -> [l]a -> *[n]a"),
-    ("scatter_2d", "'a [n] [m] [l] : *[n][m]a -> [l](i64, i64) -> [l]a -> *[n][m]a"),
+    (
+        "scatter_2d",
+        "'a [n] [m] [l] : *[n][m]a -> [l](i64, i64) -> [l]a -> *[n][m]a",
+    ),
     (
         "scatter_3d",
         "'a [n] [m] [k] [l] : *[n][m][k]a -> [l](i64, i64, i64) -> [l]a -> *[n][m][k]a",
@@ -92,19 +98,28 @@ const POLYMORPHIC: &[(&str, &str)] = &[
     ("concat", "'a [n] [m] : [n]a -> [m]a -> *[n + m]a"),
     ("transpose", "'a [n] [m] : [n][m]a -> [m][n]a"),
     ("flatten", "'a [n] [m] : [n][m]a -> [n * m]a"),
-    ("unflatten", "'a [n] [m] : i64 -> i64 -> [n * m]a -> [n][m]a"),
+    (
+        "unflatten",
+        "'a [n] [m] : i64 -> i64 -> [n * m]a -> [n][m]a",
+    ),
     ("manifest", "'a : a -> *a"),
     (
         "flatmap",
         "'a 'b 'c [n] : (a -> ?[k].([k]b, c)) -> [n]a -> ?[m].(*[n]i64, *[m]bool, *[n]i64, *[m]b, *[n]c)",
     ),
-    ("partition", "'a [n] : i32 -> (a -> i64) -> [n]a -> ?[k].(*[n]a, *[k]i64)"),
+    (
+        "partition",
+        "'a [n] : i32 -> (a -> i64) -> [n]a -> ?[k].(*[n]a, *[k]i64)",
+    ),
     ("jvp2", "'^a '^b : (a -> b) -> a -> a -> (b, b)"),
     ("vjp2", "'^a '^b : (a -> b) -> a -> b -> (b, a)"),
     ("jmp2", "'^a '^b [n] : (a -> b) -> a -> [n]a -> (b, *[n]b)"),
     ("mjp2", "'^a '^b [n] : (a -> b) -> a -> [n]b -> (b, *[n]a)"),
     ("with_vjp", "'^a '^b : (a -> b) -> (b -> b -> a) -> a -> b"),
-    ("acc_write", "[k] 'a : *acc ([k]a) -> i64 -> a -> *acc ([k]a)"),
+    (
+        "acc_write",
+        "[k] 'a : *acc ([k]a) -> i64 -> a -> *acc ([k]a)",
+    ),
     (
         "scatter_stream",
         "'a 'b [k] [n] : *[k]a -> (*acc ([k]a) -> b -> acc ([k]a)) -> [n]b -> *[k]a",
@@ -156,7 +171,9 @@ fn primitive_intrinsics() -> Vec<(String, String)> {
         ] {
             add(format!("{op}{bits}"), bin.clone());
         }
-        for op in ["sdiv", "sdiv_up", "udiv", "udiv_up", "smod", "umod", "squot", "srem"] {
+        for op in [
+            "sdiv", "sdiv_up", "udiv", "udiv_up", "smod", "umod", "squot", "srem",
+        ] {
             add(format!("{op}_safe{bits}"), bin.clone());
         }
         for op in ["complement", "abs", "ssignum", "usignum"] {
@@ -188,7 +205,19 @@ fn primitive_intrinsics() -> Vec<(String, String)> {
     for bits in [16, 32, 64] {
         let f = format!("f{bits}");
         let bin = format!("({f}, {f}) -> {f}");
-        for op in ["fadd", "fsub", "fmul", "fdiv", "fmod", "fpow", "fmin", "fmax", "hypot", "nextafter", "copysign"] {
+        for op in [
+            "fadd",
+            "fsub",
+            "fmul",
+            "fdiv",
+            "fmod",
+            "fpow",
+            "fmin",
+            "fmax",
+            "hypot",
+            "nextafter",
+            "copysign",
+        ] {
             add(format!("{op}{bits}"), bin.clone());
         }
         for op in ["atan2_", "atan2pi_"] {
@@ -215,8 +244,14 @@ fn primitive_intrinsics() -> Vec<(String, String)> {
         for to in [16, 32, 64] {
             add(format!("fpconv_f{bits}_f{to}"), format!("{f} -> f{to}"));
         }
-        add(format!("fptobits_f{bits}_i{bits}"), format!("{f} -> i{bits}"));
-        add(format!("bitstofp_i{bits}_f{bits}"), format!("i{bits} -> {f}"));
+        add(
+            format!("fptobits_f{bits}_i{bits}"),
+            format!("{f} -> i{bits}"),
+        );
+        add(
+            format!("bitstofp_i{bits}_f{bits}"),
+            format!("i{bits} -> {f}"),
+        );
         add(format!("ftob_f{bits}_bool"), format!("{f} -> bool"));
         add(format!("btof_bool_f{bits}"), format!("bool -> {f}"));
     }
@@ -291,7 +326,11 @@ impl SigParser<'_> {
     }
 
     fn lookup(&self, n: &str) -> Option<VName> {
-        self.scope.iter().rev().find(|(x, _)| x == n).map(|(_, v)| v.clone())
+        self.scope
+            .iter()
+            .rev()
+            .find(|(x, _)| x == n)
+            .map(|(_, v)| v.clone())
     }
 
     fn sig(&mut self) -> (Vec<TParam>, Type) {
@@ -589,7 +628,10 @@ mod tests {
             show(&i, "flatmap"),
             "'a 'b 'c [n] : (a -> ?[k].([k]b, c)) -> [n]a -> ?[m].(*[n]i64, *[m]bool, *[n]i64, *[m]b, *[n]c)"
         );
-        assert_eq!(show(&i, "acc_write"), "[k] 'a : *acc ([k]a) -> i64 -> a -> *acc ([k]a)");
+        assert_eq!(
+            show(&i, "acc_write"),
+            "[k] 'a : *acc ([k]a) -> i64 -> a -> *acc ([k]a)"
+        );
         assert_eq!(show(&i, "add32"), ": (i32, i32) -> i32");
         assert_eq!(show(&i, "fptoui_f32_i8"), ": f32 -> i8");
         assert!(i.module.vals.len() > 500);

@@ -10,7 +10,9 @@ use rustc_hash::FxHashMap;
 
 use crate::checker::Checker;
 use crate::env::{AbsType, Env, FunSig, MTy, Mod, ModBinding, Scheme, TypeBinding, ValBinding};
-use crate::types::{Liftedness, Name, RetType, Size, Subst, TParam, Type, TypeArg, VName, apply_type_fn};
+use crate::types::{
+    Liftedness, Name, RetType, Size, Subst, TParam, Type, TypeArg, VName, apply_type_fn,
+};
 
 /// A substitution of type names (abstract types) and value names (in sizes).
 pub type SubstMap = FxHashMap<VName, Subst>;
@@ -52,7 +54,12 @@ impl Checker<'_> {
 
     /// Like [`Checker::subst_scheme`], but returns the sizes hidden in parameter types
     /// separately.
-    fn subst_scheme_split(&mut self, ps: &[TParam], t: &Type, s: &SubstMap) -> (Vec<TParam>, Vec<VName>, Type) {
+    fn subst_scheme_split(
+        &mut self,
+        ps: &[TParam],
+        t: &Type,
+        s: &SubstMap,
+    ) -> (Vec<TParam>, Vec<VName>, Type) {
         if s.is_empty() {
             return (ps.to_vec(), vec![], t.clone());
         }
@@ -98,10 +105,16 @@ impl Checker<'_> {
             }
             Type::Array(a) => {
                 let elem = self.subst_pos(&a.elem, s, pos, params, ext);
-                let shape = a.shape.iter().map(|d| d.subst(&|v| match s.get(v) {
-                    Some(Subst::Size(x)) => Some(x.clone()),
-                    _ => None,
-                })).collect();
+                let shape = a
+                    .shape
+                    .iter()
+                    .map(|d| {
+                        d.subst(&|v| match s.get(v) {
+                            Some(Subst::Size(x)) => Some(x.clone()),
+                            _ => None,
+                        })
+                    })
+                    .collect();
                 Type::array(elem, shape, a.unique)
             }
             Type::Record(fs) => Type::Record(
@@ -111,7 +124,14 @@ impl Checker<'_> {
             ),
             Type::Sum(cs) => Type::Sum(
                 cs.iter()
-                    .map(|(k, xs)| (k.clone(), xs.iter().map(|x| self.subst_pos(x, s, pos, params, ext)).collect()))
+                    .map(|(k, xs)| {
+                        (
+                            k.clone(),
+                            xs.iter()
+                                .map(|x| self.subst_pos(x, s, pos, params, ext))
+                                .collect(),
+                        )
+                    })
                     .collect(),
             ),
             Type::Var(v) => {
@@ -138,11 +158,17 @@ impl Checker<'_> {
                             }
                             map.push((e.clone(), Size::Var(n)));
                         }
-                        let ty = r.ty.subst_sizes(&|w| map.iter().find(|(x, _)| x == w).map(|(_, d)| d.clone()));
+                        let ty = r.ty.subst_sizes(&|w| {
+                            map.iter().find(|(x, _)| x == w).map(|(_, d)| d.clone())
+                        });
                         if v.unique { ty.with_unique(true) } else { ty }
                     }
                     Some(Subst::Type(x)) => {
-                        if v.unique { x.clone().with_unique(true) } else { x.clone() }
+                        if v.unique {
+                            x.clone().with_unique(true)
+                        } else {
+                            x.clone()
+                        }
                     }
                     _ => Type::Var(crate::types::TypeVar {
                         name: v.name.clone(),
@@ -245,7 +271,11 @@ fn path_string(prefix: &[Name], name: &str) -> String {
 
 /// The liftedness a type actually needs.
 pub fn type_liftedness(b: &TypeBinding, lifted_of: &dyn Fn(&VName) -> Liftedness) -> Liftedness {
-    let mut l = if b.ty.ext.is_empty() { Liftedness::Unlifted } else { Liftedness::SizeLifted };
+    let mut l = if b.ty.ext.is_empty() {
+        Liftedness::Unlifted
+    } else {
+        Liftedness::SizeLifted
+    };
     if b.ty.ty.contains_fun() {
         l = Liftedness::Lifted;
     }
@@ -268,14 +298,28 @@ impl Checker<'_> {
         let mut abs = Vec::new();
         for a in &mty.abs {
             let display = if prefix.is_empty() {
-                a.path.iter().map(|x| x.to_string()).collect::<Vec<_>>().join(".")
+                a.path
+                    .iter()
+                    .map(|x| x.to_string())
+                    .collect::<Vec<_>>()
+                    .join(".")
             } else {
-                format!("{prefix}.{}", a.path.iter().map(|x| x.to_string()).collect::<Vec<_>>().join("."))
+                format!(
+                    "{prefix}.{}",
+                    a.path
+                        .iter()
+                        .map(|x| x.to_string())
+                        .collect::<Vec<_>>()
+                        .join(".")
+                )
             };
             let v = self.fresh(&display);
             self.abstract_lifted.insert(v.clone(), a.lifted);
             self.uni.abstract_lifted.insert(v.clone(), a.lifted);
-            s.insert(a.vname.clone(), Subst::TypeFn(a.params.clone(), RetType::plain(abs_type(&v, &a.params))));
+            s.insert(
+                a.vname.clone(),
+                Subst::TypeFn(a.params.clone(), RetType::plain(abs_type(&v, &a.params))),
+            );
             abs.push(AbsType {
                 vname: v,
                 params: a.params.clone(),
@@ -283,9 +327,22 @@ impl Checker<'_> {
                 path: a.path.clone(),
             });
         }
+        // Values get fresh names too, so that two parameters of the same module type do not
+        // share the names their sizes refer to.
+        let mut renames: Vec<(VName, VName)> = Vec::new();
+        collect_vals(&mty.m, &mut |v| {
+            if !renames.iter().any(|(a, _)| a == v) {
+                renames.push((v.clone(), VName::new(v.name.clone(), 0)));
+            }
+        });
+        for r in renames.iter_mut() {
+            r.1 = self.fresh(r.0.name());
+            s.insert(r.0.clone(), Subst::Size(Size::Var(r.1.clone())));
+        }
+        let m = self.subst_mod(&mty.m, &s);
         MTy {
             abs,
-            m: self.subst_mod(&mty.m, &s),
+            m: rename_vals(&m, &renames),
         }
     }
 
@@ -312,8 +369,12 @@ impl Checker<'_> {
                     ok = false;
                 }
                 Some(b) => {
+                    let mut ok_all = true;
                     if b.params.len() != a.params.len()
-                        || b.params.iter().zip(&a.params).any(|(x, y)| x.is_size() != y.is_size())
+                        || b.params
+                            .iter()
+                            .zip(&a.params)
+                            .any(|(x, y)| x.is_size() != y.is_size())
                     {
                         self.error(
                             "module-mismatch",
@@ -345,11 +406,30 @@ impl Checker<'_> {
                         ok = false;
                         continue;
                     }
+                    // Abstract size parameters must be array sizes in the definition.
+                    for p in &b.params {
+                        if let TParam::Size { name: n } = p {
+                            let mut ok = false;
+                            b.ty.ty.each_size(&mut |s, c| ok |= c && s.mentions(n));
+                            if !ok {
+                                self.error(
+                                    "module-mismatch",
+                                    span,
+                                    format!(
+                                        "Size parameter \"[{}]\" of type \"{pstr}\" is not used constructively in its definition.",
+                                        n.name()
+                                    ),
+                                );
+                                ok_all = false;
+                            }
+                        }
+                    }
                     // Parameter liftedness: the module's parameters must accept at least
                     // what the module type's do.
                     for (x, y) in b.params.iter().zip(&a.params) {
-                        if let (TParam::Type { lifted: lx, .. }, TParam::Type { lifted: ly, .. }) = (x, y) {
-                            if lx < ly {
+                        if let (TParam::Type { lifted: lx, .. }, TParam::Type { lifted: ly, .. }) =
+                            (x, y)
+                            && lx < ly {
                                 self.error(
                                     "module-mismatch",
                                     span,
@@ -359,7 +439,10 @@ impl Checker<'_> {
                                 );
                                 ok = false;
                             }
-                        }
+                    }
+                    if !ok_all {
+                        ok = false;
+                        continue;
                     }
                     let params = a.params.clone();
                     let args: Vec<TypeArg> = params
@@ -388,7 +471,10 @@ impl Checker<'_> {
     }
 
     fn lifted_of_name(&self, v: &VName) -> Liftedness {
-        self.abstract_lifted.get(v).copied().unwrap_or(Liftedness::Unlifted)
+        self.abstract_lifted
+            .get(v)
+            .copied()
+            .unwrap_or(Liftedness::Unlifted)
     }
 
     /// Checks the values, types and modules of a module against a spec (whose abstract
@@ -442,7 +528,9 @@ impl Checker<'_> {
                     let p = path_string(path, &name);
                     match ns {
                         crate::env::Namespace::Type => {
-                            let Some(st) = sp.types.get(&name) else { continue };
+                            let Some(st) = sp.types.get(&name) else {
+                                continue;
+                            };
                             let mut full = path.to_vec();
                             full.push(name.clone());
                             if abs_paths.contains(&full) {
@@ -467,14 +555,16 @@ impl Checker<'_> {
                                     format!(
                                         "Type \"{p}\" is defined as \"{aty}\" in the module, but the module type requires \"type {}{} = {sty}\".",
                                         name,
-                                        crate::pretty::tparams_prefix(&st.params).trim_end().split_whitespace().map(|x| format!(" {x}")).collect::<String>()
+                                        crate::pretty::tparams_prefix(&st.params).split_whitespace().map(|x| format!(" {x}")).collect::<String>()
                                     ),
                                 );
                                 ok = false;
                             }
                         }
                         crate::env::Namespace::Val => {
-                            let Some(sv) = sp.vals.get(&name) else { continue };
+                            let Some(sv) = sp.vals.get(&name) else {
+                                continue;
+                            };
                             let Some(av) = a.vals.get(&name) else {
                                 self.error(
                                     "module-mismatch",
@@ -489,7 +579,9 @@ impl Checker<'_> {
                             }
                         }
                         crate::env::Namespace::Mod => {
-                            let Some(sm) = sp.mods.get(&name) else { continue };
+                            let Some(sm) = sp.mods.get(&name) else {
+                                continue;
+                            };
                             let Some(am) = a.mods.get(&name) else {
                                 self.error(
                                     "module-mismatch",
@@ -544,15 +636,29 @@ impl Checker<'_> {
         if at.ext.len() != st.ext.len() {
             return false;
         }
-        let ren: Vec<(VName, Size)> = at.ext.iter().cloned().zip(st.ext.iter().map(|e| Size::Var(e.clone()))).collect();
-        let aty = at.ty.subst_sizes(&|v| ren.iter().find(|(x, _)| x == v).map(|(_, s)| s.clone()));
+        let ren: Vec<(VName, Size)> = at
+            .ext
+            .iter()
+            .cloned()
+            .zip(st.ext.iter().map(|e| Size::Var(e.clone())))
+            .collect();
+        let aty = at
+            .ty
+            .subst_sizes(&|v| ren.iter().find(|(x, _)| x == v).map(|(_, s)| s.clone()));
         let mut u = crate::unify::Unifier::new(u32::MAX - 1);
         u.unify(&st.ty, &aty).is_ok()
     }
 
     /// The module's value must be at least as general as the spec, with compatible
     /// uniqueness.
-    fn value_matches(&mut self, av: &ValBinding, sv: &ValBinding, s: &SubstMap, path: &str, span: Span) -> bool {
+    fn value_matches(
+        &mut self,
+        av: &ValBinding,
+        sv: &ValBinding,
+        s: &SubstMap,
+        path: &str,
+        span: Span,
+    ) -> bool {
         let (sps, hidden, st) = match &sv.scheme {
             Scheme::Poly(ps, t) => self.subst_scheme_split(ps, t, s),
             Scheme::Overloaded(_) => return true,
@@ -575,9 +681,16 @@ impl Checker<'_> {
             rigid.push((h, v, true));
         }
         let st = st.subst(&|v| {
-            rigid.iter().find(|(n, _, _)| n == v).map(|(_, r, is_size)| {
-                if *is_size { Subst::Size(Size::Var(r.clone())) } else { Subst::Type(Type::var(r.clone())) }
-            })
+            rigid
+                .iter()
+                .find(|(n, _, _)| n == v)
+                .map(|(_, r, is_size)| {
+                    if *is_size {
+                        Subst::Size(Size::Var(r.clone()))
+                    } else {
+                        Subst::Type(Type::var(r.clone()))
+                    }
+                })
         });
         let r = crate::checker::ValRef::Global(av.clone());
         let at = self.instantiate(&r, span);
@@ -602,6 +715,7 @@ impl Checker<'_> {
             }
             Err(e) => {
                 let at = self.uni.zonk(&at);
+                let defaulted = self.defaulted_defs.contains(&av.vname);
                 self.error(
                     "module-mismatch",
                     span,
@@ -612,6 +726,10 @@ impl Checker<'_> {
                         e.message()
                     ),
                 );
+                if defaulted
+                    && let Some(d) = self.diags.last_mut() {
+                        d.notes.push("Default type i32 or f64 was chosen for an overloaded type in this definition.".into());
+                    }
                 false
             }
         }
@@ -620,7 +738,13 @@ impl Checker<'_> {
     /// Seals a module with a module type: the result has exactly the spec's contents, with
     /// the spec's abstract types replaced by fresh abstract types (named after `bind_path`)
     /// unless `transparent`.
-    pub fn ascribe(&mut self, actual: &Mod, spec: &MTy, span: Span, bind_path: &str) -> Option<(Mod, Vec<AbsType>)> {
+    pub fn ascribe(
+        &mut self,
+        actual: &Mod,
+        spec: &MTy,
+        span: Span,
+        bind_path: &str,
+    ) -> Option<(Mod, Vec<AbsType>)> {
         let s = self.match_mod(actual, spec, span)?;
         let fresh = self.freshen_mty(spec, bind_path);
         let result = self.seal(actual, &fresh.m, &s);
@@ -635,7 +759,8 @@ impl Checker<'_> {
                 let mut value_names: SubstMap = SubstMap::default();
                 for (name, sv) in &sp.vals {
                     if let Some(av) = a.vals.get(name) {
-                        value_names.insert(sv.vname.clone(), Subst::Size(Size::Var(av.vname.clone())));
+                        value_names
+                            .insert(sv.vname.clone(), Subst::Size(Size::Var(av.vname.clone())));
                     }
                 }
                 for (ns, name) in &sp.order {
@@ -643,7 +768,9 @@ impl Checker<'_> {
                         crate::env::Namespace::Val => {
                             if let (Some(sv), Some(av)) = (sp.vals.get(name), a.vals.get(name)) {
                                 let scheme = match &sv.scheme {
-                                    Scheme::Poly(ps, t) => Scheme::Poly(ps.clone(), subst_type(t, &value_names)),
+                                    Scheme::Poly(ps, t) => {
+                                        Scheme::Poly(ps.clone(), subst_type(t, &value_names))
+                                    }
                                     o => o.clone(),
                                 };
                                 out.insert_val(
@@ -695,11 +822,46 @@ impl Checker<'_> {
     /// Applies a functor to an argument module: the result has the functor's result type
     /// with the parameter's abstract types replaced by the argument's and fresh abstract
     /// types of its own.
-    pub fn apply_functor(&mut self, f: &FunSig, arg: &Mod, span: Span, bind_path: &str) -> Option<(Mod, Vec<AbsType>)> {
+    pub fn apply_functor(
+        &mut self,
+        f: &FunSig,
+        arg: &Mod,
+        span: Span,
+        bind_path: &str,
+    ) -> Option<(Mod, Vec<AbsType>)> {
         let s = self.match_mod(arg, &f.param, span)?;
         let ret = self.subst_mty(&f.ret, &s);
         let fresh = self.freshen_mty(&ret, bind_path);
         Some((fresh.m, fresh.abs))
+    }
+}
+
+fn collect_vals(m: &Mod, f: &mut impl FnMut(&VName)) {
+    if let Mod::Env(e) = m {
+        for b in e.vals.values() {
+            f(&b.vname);
+        }
+        for b in e.mods.values() {
+            collect_vals(&b.m, f);
+        }
+    }
+}
+
+fn rename_vals(m: &Mod, renames: &[(VName, VName)]) -> Mod {
+    match m {
+        Mod::Env(e) => {
+            let mut out = (**e).clone();
+            for b in out.vals.values_mut() {
+                if let Some((_, n)) = renames.iter().find(|(o, _)| *o == b.vname) {
+                    b.vname = n.clone();
+                }
+            }
+            for b in out.mods.values_mut() {
+                b.m = rename_vals(&b.m, renames);
+            }
+            Mod::Env(Arc::new(out))
+        }
+        f => f.clone(),
     }
 }
 

@@ -4,8 +4,10 @@
 
 use std::sync::Arc;
 
-use futhark_syntax::ast::{Dec, DecKind, ModBind, ModExp, ModExpKind, ModParam, SigExp, StrLit, TypeBind};
 use futhark_syntax::Span;
+use futhark_syntax::ast::{
+    Dec, DecKind, ModBind, ModExp, ModExpKind, ModParam, SigExp, StrLit, TypeBind,
+};
 use rustc_hash::FxHashSet;
 
 use crate::checker::{Checker, qual_string};
@@ -31,7 +33,11 @@ impl Checker<'_> {
         };
         if let Some(set) = self.defined.last_mut() {
             // Values and modules share a namespace.
-            let key_ns = if ns == Namespace::Mod { Namespace::Val } else { ns };
+            let key_ns = if ns == Namespace::Mod {
+                Namespace::Val
+            } else {
+                ns
+            };
             if !set.insert((key_ns, name.clone())) {
                 self.error(
                     "duplicate-definition",
@@ -120,7 +126,10 @@ impl Checker<'_> {
             self.error(
                 "import-prelude",
                 path.span,
-                format!("The prelude file \"{}\" may not be explicitly imported.", path.value),
+                format!(
+                    "The prelude file \"{}\" may not be explicitly imported.",
+                    path.value
+                ),
             );
             return None;
         }
@@ -145,6 +154,16 @@ impl Checker<'_> {
         te: &futhark_syntax::ast::TypeExp,
         doc: Option<Arc<str>>,
     ) -> TypeBinding {
+        if let Some(sp) = crate::sigs::anonymous_param_size(te) {
+            self.error(
+                "anonymous-nonconstructive",
+                sp,
+                format!(
+                    "Type abbreviation \"{}\" contains an anonymous size in a function parameter, where it is not used constructively.",
+                    name.name
+                ),
+            );
+        }
         let mark = self.scope_mark();
         self.level += 1;
         let tps = self.bind_tparams(tparams);
@@ -154,24 +173,26 @@ impl Checker<'_> {
         let ty = self.uni.zonk(&r.ty);
         let used = ty.size_vars();
         for (tp, ast_tp) in tps.iter().zip(tparams) {
-            if let TParam::Size { name: n } = tp {
-                if !used.contains(n) {
+            if let TParam::Size { name: n } = tp
+                && !used.contains(n) {
                     self.error(
                         "unused-size",
                         ast_tp.name().span,
-                        format!("Size parameter \"[{}]\" of type \"{}\" is unused.", n.name(), name.name),
+                        format!(
+                            "Size parameter \"[{}]\" of type \"{}\" is unused.",
+                            n.name(),
+                            name.name
+                        ),
                     );
                 }
-            }
         }
         // Hidden sizes must be array dimensions outside of function types.
         let mut constructive = Vec::new();
         ty.each_size(&mut |s, c| {
-            if c {
-                if let crate::types::Size::Var(v) = s {
+            if c
+                && let crate::types::Size::Var(v) = s {
                     constructive.push(v.clone());
                 }
-            }
         });
         for e in &r.ext {
             if !constructive.contains(e) {
@@ -269,7 +290,13 @@ impl Checker<'_> {
     }
 
     /// Checks a parametric module `(P1: mt1) (P2: mt2) … [: sig] = body`.
-    fn check_functor(&mut self, params: &[ModParam], sig: Option<&SigExp>, body: &ModExp, bind_path: &str) -> Mod {
+    fn check_functor(
+        &mut self,
+        params: &[ModParam],
+        sig: Option<&SigExp>,
+        body: &ModExp,
+        bind_path: &str,
+    ) -> Mod {
         let Some((p, rest)) = params.split_first() else {
             return self.check_modexp(body, bind_path);
         };
@@ -332,28 +359,30 @@ impl Checker<'_> {
         match &me.kind {
             ModExpKind::Error => empty(),
             ModExpKind::Parens(m) => self.check_modexp(m, bind_path),
-            ModExpKind::Var(qn) => {
-                match self.lookup_mod(qn) {
-                    Some(b) => {
-                        if b.vname == self.intrinsics.intrinsics_mod && !self.in_prelude {
-                            self.error(
-                                "intrinsics-module",
-                                qn.span,
-                                "The 'intrinsics' module may not be used in module expressions.",
-                            );
-                            return empty();
-                        }
-                        self.resolve_to(qn.span, &b.def);
-                        b.m
+            ModExpKind::Var(qn) => match self.lookup_mod(qn) {
+                Some(b) => {
+                    if b.vname == self.intrinsics.intrinsics_mod && !self.in_prelude {
+                        self.error(
+                            "intrinsics-module",
+                            qn.span,
+                            "The 'intrinsics' module may not be used in module expressions.",
+                        );
+                        return empty();
                     }
-                    None => {
-                        if !self.diags.iter().any(|d| d.span == qn.span) {
-                            self.error("unknown-name", qn.span, format!("Unknown module \"{}\".", qual_string(qn)));
-                        }
-                        empty()
-                    }
+                    self.resolve_to(qn.span, &b.def);
+                    b.m
                 }
-            }
+                None => {
+                    if !self.diags.iter().any(|d| d.span == qn.span) {
+                        self.error(
+                            "unknown-name",
+                            qn.span,
+                            format!("Unknown module \"{}\".", qual_string(qn)),
+                        );
+                    }
+                    empty()
+                }
+            },
             ModExpKind::Import(path) => match self.import_env(path) {
                 Some(e) => Mod::Env(e),
                 None => empty(),

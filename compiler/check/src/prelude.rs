@@ -27,12 +27,18 @@ pub struct PreludeFile {
 pub const PRELUDE_FILE_BASE: u32 = u32::MAX - 64;
 
 const SOURCES: &[(&str, &str)] = &[
-    ("/prelude/prelude.fut", include_str!("../prelude/prelude.fut")),
+    (
+        "/prelude/prelude.fut",
+        include_str!("../prelude/prelude.fut"),
+    ),
     ("/prelude/soacs.fut", include_str!("../prelude/soacs.fut")),
     ("/prelude/array.fut", include_str!("../prelude/array.fut")),
     ("/prelude/zip.fut", include_str!("../prelude/zip.fut")),
     ("/prelude/math.fut", include_str!("../prelude/math.fut")),
-    ("/prelude/functional.fut", include_str!("../prelude/functional.fut")),
+    (
+        "/prelude/functional.fut",
+        include_str!("../prelude/functional.fut"),
+    ),
     ("/prelude/ad.fut", include_str!("../prelude/ad.fut")),
 ];
 
@@ -120,7 +126,8 @@ pub struct LoadedPrelude {
 
 /// Parses and checks the prelude files in dependency order.
 pub fn load(intrinsics: &Intrinsics, files: &[PreludeFile]) -> LoadedPrelude {
-    let mut parsed: FxHashMap<String, (PreludeFile, futhark_syntax::ast::SourceFile)> = FxHashMap::default();
+    let mut parsed: FxHashMap<String, (PreludeFile, futhark_syntax::ast::SourceFile)> =
+        FxHashMap::default();
     let mut diagnostics = Vec::new();
     for f in files {
         let p = futhark_syntax::parse(f.file, f.source);
@@ -133,13 +140,25 @@ pub fn load(intrinsics: &Intrinsics, files: &[PreludeFile]) -> LoadedPrelude {
     let mut order: Vec<String> = parsed.keys().cloned().collect();
     order.sort();
     for key in order {
-        load_one(intrinsics, &key, &parsed, &mut done, &mut diagnostics, &mut info, 0);
+        load_one(
+            intrinsics,
+            &key,
+            &parsed,
+            &mut done,
+            &mut diagnostics,
+            &mut info,
+            0,
+        );
     }
     let env = done
         .get("/prelude/prelude")
         .map(|s| s.env.clone())
         .unwrap_or_default();
-    LoadedPrelude { env, diagnostics, info }
+    LoadedPrelude {
+        env,
+        diagnostics,
+        info,
+    }
 }
 
 fn load_one(
@@ -159,7 +178,15 @@ fn load_one(
     };
     for imp in imports_of(&ast.decs) {
         let target = resolve_import_path(key, &imp);
-        load_one(intrinsics, &target, parsed, done, diagnostics, info, depth + 1);
+        load_one(
+            intrinsics,
+            &target,
+            parsed,
+            done,
+            diagnostics,
+            info,
+            depth + 1,
+        );
     }
     let from = key.to_string();
     let snapshot = done.clone();
@@ -170,10 +197,7 @@ fn load_one(
     c.check_decs(&ast.decs);
     diagnostics.extend(c.diags);
     info.extend(c.info);
-    done.insert(
-        key.to_string(),
-        Arc::new(FileScope { env: c.exports }),
-    );
+    done.insert(key.to_string(), Arc::new(FileScope { env: c.exports }));
 }
 
 #[cfg(test)]
@@ -186,6 +210,9 @@ mod tests {
         assert_eq!(resolve_import_path("a/b/c", "../d"), "a/d");
         assert_eq!(resolve_import_path("a/b/c", "lib/x"), "a/b/lib/x");
         assert_eq!(resolve_import_path("foo", "bar"), "bar");
-        assert_eq!(resolve_import_path("x/foo", "/prelude/prelude"), "/prelude/prelude");
+        assert_eq!(
+            resolve_import_path("x/foo", "/prelude/prelude"),
+            "/prelude/prelude"
+        );
     }
 }

@@ -7,12 +7,18 @@ use futhark_syntax::{Diagnostic, LineIndex, Severity};
 pub fn render(d: &Diagnostic, path: &str, text: &str) -> String {
     let idx = LineIndex::new(text);
     let (line, col) = idx.line_col(d.span.start.min(text.len() as u32));
+    let (eline, ecol) = idx.line_col(d.span.end.min(text.len() as u32));
+    let pos = if eline == line {
+        format!("{line}:{col}-{ecol}")
+    } else {
+        format!("{line}:{col}-{eline}:{ecol}")
+    };
     let sev = match d.severity {
         Severity::Error => "error",
         Severity::Warning => "warning",
         Severity::Note => "note",
     };
-    let mut out = format!("{path}:{line}:{col}: {sev}: {}", d.message);
+    let mut out = format!("{path}:{pos}: {sev}: {}", d.message);
     for l in &d.labels {
         if l.span.file == d.span.file {
             let (ll, lc) = idx.line_col(l.span.start.min(text.len() as u32));

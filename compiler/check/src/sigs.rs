@@ -4,8 +4,10 @@
 
 use std::sync::Arc;
 
-use futhark_syntax::ast::{Ident, SigExp, SigExpKind, SizeExp, Spec, SpecKind, TypeArg as AstTypeArg, TypeExp, TypeExpKind};
 use futhark_syntax::Span;
+use futhark_syntax::ast::{
+    Ident, SigExp, SigExpKind, SizeExp, Spec, SpecKind, TypeArg as AstTypeArg, TypeExp, TypeExpKind,
+};
 
 use crate::checker::{Checker, qual_string};
 use crate::env::{AbsType, Env, FunSig, MTy, Mod, ModBinding, Scheme, TypeBinding, ValBinding};
@@ -15,18 +17,19 @@ use crate::typeexp::AnonMode;
 use crate::types::{Liftedness, Name, RetType, Size, Subst, TParam, Type, TypeArg, TypeVar};
 
 /// A `[]` left of an arrow in a value specification.
-fn anonymous_param_size(te: &TypeExp) -> Option<Span> {
+pub(crate) fn anonymous_param_size(te: &TypeExp) -> Option<Span> {
     fn in_type(te: &TypeExp, in_param: bool) -> Option<Span> {
         match &te.kind {
             TypeExpKind::Array { size, elem } => {
-                if in_param {
-                    if let SizeExp::Anonymous(sp) = size {
+                if in_param
+                    && let SizeExp::Anonymous(sp) = size {
                         return Some(*sp);
                     }
-                }
                 in_type(elem, in_param)
             }
-            TypeExpKind::Arrow { from, to, .. } => in_type(from, true).or_else(|| in_type(to, in_param)),
+            TypeExpKind::Arrow { from, to, .. } => {
+                in_type(from, true).or_else(|| in_type(to, in_param))
+            }
             TypeExpKind::Parens(t) | TypeExpKind::Unique(t) => in_type(t, in_param),
             TypeExpKind::Tuple(ts) => ts.iter().find_map(|t| in_type(t, in_param)),
             TypeExpKind::Record(fs) => fs.iter().find_map(|(_, t)| in_type(t, in_param)),
@@ -35,7 +38,10 @@ fn anonymous_param_size(te: &TypeExp) -> Option<Span> {
                 AstTypeArg::Size(SizeExp::Anonymous(sp)) if in_param => Some(*sp),
                 AstTypeArg::Size(_) => None,
             }),
-            TypeExpKind::Sum(cs) => cs.iter().flat_map(|(_, ts)| ts).find_map(|t| in_type(t, in_param)),
+            TypeExpKind::Sum(cs) => cs
+                .iter()
+                .flat_map(|(_, ts)| ts)
+                .find_map(|t| in_type(t, in_param)),
             TypeExpKind::Existential { ty, .. } => in_type(ty, in_param),
             _ => None,
         }
@@ -86,7 +92,11 @@ impl Checker<'_> {
                 }
                 None => {
                     if !self.diags.iter().any(|d| d.span == qn.span) {
-                        self.error("unknown-name", qn.span, format!("Unknown module type \"{}\".", qual_string(qn)));
+                        self.error(
+                            "unknown-name",
+                            qn.span,
+                            format!("Unknown module type \"{}\".", qual_string(qn)),
+                        );
                     }
                     empty_mty()
                 }
@@ -106,7 +116,12 @@ impl Checker<'_> {
                     m: Mod::Env(Arc::new(senv)),
                 }
             }
-            SigExpKind::With { sig, name, tparams, ty } => {
+            SigExpKind::With {
+                sig,
+                name,
+                tparams,
+                ty,
+            } => {
                 let mty = self.check_sigexp(sig);
                 self.refine(mty, name, tparams, ty, se.span)
             }
@@ -163,7 +178,10 @@ impl Checker<'_> {
                     self.error(
                         "duplicate-binding",
                         dup.span,
-                        format!("Parameter \"{}\" is also bound by an earlier parameter.", dup.name),
+                        format!(
+                            "Parameter \"{}\" is also bound by an earlier parameter.",
+                            dup.name
+                        ),
                     );
                 }
                 let mark = self.scope_mark();
@@ -185,11 +203,21 @@ impl Checker<'_> {
                     },
                 );
             }
-            SpecKind::Type { liftedness, name, tparams, def: Some(te) } => {
+            SpecKind::Type {
+                liftedness,
+                name,
+                tparams,
+                def: Some(te),
+            } => {
                 let b = self.check_type_def(name, *liftedness, tparams, te, doc);
                 senv.insert_type(Name::from(name.name.as_str()), b);
             }
-            SpecKind::Type { liftedness, name, tparams, def: None } => {
+            SpecKind::Type {
+                liftedness,
+                name,
+                tparams,
+                def: None,
+            } => {
                 let mark = self.scope_mark();
                 let tps = self.bind_tparams(tparams);
                 self.scope_reset(mark);
@@ -238,7 +266,14 @@ impl Checker<'_> {
                 let v = self.fresh(&name.name);
                 let def = DefRef::new(&v, DefKind::Module, Some(name.span), doc);
                 self.resolve_to(name.span, &def);
-                senv.insert_mod(mname, ModBinding { vname: v, m: mty.m, def });
+                senv.insert_mod(
+                    mname,
+                    ModBinding {
+                        vname: v,
+                        m: mty.m,
+                        def,
+                    },
+                );
             }
             SpecKind::Include(sig) => {
                 let mty = self.check_sigexp(sig);
@@ -260,7 +295,11 @@ impl Checker<'_> {
                         }
                     }
                     Mod::Fun(_) => {
-                        self.error("module-is-parametric", sig.span, "Cannot include a parametric module type.");
+                        self.error(
+                            "module-is-parametric",
+                            sig.span,
+                            "Cannot include a parametric module type.",
+                        );
                     }
                 }
             }
@@ -276,7 +315,11 @@ impl Checker<'_> {
         te: &TypeExp,
         span: Span,
     ) -> MTy {
-        let mut path: Vec<Name> = qn.quals.iter().map(|q| Name::from(q.name.as_str())).collect();
+        let mut path: Vec<Name> = qn
+            .quals
+            .iter()
+            .map(|q| Name::from(q.name.as_str()))
+            .collect();
         path.push(Name::from(qn.name.name.as_str()));
         let pstr = qual_string(qn);
         let Some(idx) = mty.abs.iter().position(|a| a.path == path) else {
@@ -284,7 +327,9 @@ impl Checker<'_> {
                 self.error(
                     "not-abstract",
                     qn.span,
-                    format!("Cannot refine \"{pstr}\": it is not an abstract type of the module type."),
+                    format!(
+                        "Cannot refine \"{pstr}\": it is not an abstract type of the module type."
+                    ),
                 );
             } else {
                 self.error(
@@ -329,7 +374,16 @@ impl Checker<'_> {
         }
         let _ = needed;
         let mut s = SubstMap::default();
-        s.insert(a.vname.clone(), Subst::TypeFn(tps, RetType { ext: r.ext, ty: r.ty }));
+        s.insert(
+            a.vname.clone(),
+            Subst::TypeFn(
+                tps,
+                RetType {
+                    ext: r.ext,
+                    ty: r.ty,
+                },
+            ),
+        );
         let mut abs = mty.abs.clone();
         abs.remove(idx);
         MTy {

@@ -5,12 +5,16 @@
 
 use std::collections::BTreeMap;
 
-use futhark_syntax::ast::{ExpKind, LitKind, QualName, SizeExp, TypeArg as AstTypeArg, TypeExp, TypeExpKind};
 use futhark_syntax::Span;
+use futhark_syntax::ast::{
+    ExpKind, LitKind, QualName, SizeExp, TypeArg as AstTypeArg, TypeExp, TypeExpKind,
+};
 
 use crate::checker::{Checker, qual_string};
 use crate::info::{DefKind, DefRef};
-use crate::types::{Arrow, Liftedness, Name, PrimType, RetType, Size, TParam, Type, TypeArg, apply_type_fn};
+use crate::types::{
+    Arrow, Liftedness, Name, PrimType, RetType, Size, TParam, Type, TypeArg, apply_type_fn,
+};
 use crate::unify::UnknownSource;
 
 /// What an anonymous size `[]` means where the type is written.
@@ -42,7 +46,12 @@ impl Checker<'_> {
         Resolved { ty, ext, lifted }
     }
 
-    fn resolve_te(&mut self, te: &TypeExp, mode: AnonMode, ext: &mut Vec<crate::types::VName>) -> (Type, Liftedness) {
+    fn resolve_te(
+        &mut self,
+        te: &TypeExp,
+        mode: AnonMode,
+        ext: &mut Vec<crate::types::VName>,
+    ) -> (Type, Liftedness) {
         if self.depth > crate::checker::MAX_DEPTH {
             self.error("too-deep", te.span, "Type expression nested too deeply.");
             return (Type::Error, Liftedness::Lifted);
@@ -83,7 +92,10 @@ impl Checker<'_> {
                         self.error(
                             "duplicate-field",
                             f.span,
-                            format!("Duplicate fields: field \"{}\" appears more than once.", f.name),
+                            format!(
+                                "Duplicate fields: field \"{}\" appears more than once.",
+                                f.name
+                            ),
                         );
                     }
                 }
@@ -147,7 +159,10 @@ impl Checker<'_> {
                     Type::Arrow(Box::new(Arrow {
                         param_name: pname,
                         param: pt,
-                        ret: RetType { ext: ret_ext, ty: rt },
+                        ret: RetType {
+                            ext: ret_ext,
+                            ty: rt,
+                        },
                     })),
                     Liftedness::Lifted,
                 )
@@ -178,18 +193,28 @@ impl Checker<'_> {
                 // In a parameter or ascription, `?[n].` sizes are simply to be inferred.
                 let flexible = matches!(mode, AnonMode::Param | AnonMode::Ascribe);
                 for s in sizes {
-                    let v = if flexible { self.new_sizevar(&s.name, s.span) } else { self.fresh(&s.name) };
+                    let v = if flexible {
+                        self.new_sizevar(&s.name, s.span)
+                    } else {
+                        self.fresh(&s.name)
+                    };
                     if flexible {
                         self.locals.push(crate::checker::Local {
                             name: Name::from(s.name.as_str()),
                             vname: v.clone(),
-                            kind: crate::checker::LocalKind::Val { tparams: vec![], ty: Type::i64() },
+                            kind: crate::checker::LocalKind::Val {
+                                tparams: vec![],
+                                ty: Type::i64(),
+                            },
                             span: s.span,
                         });
                     } else {
                         self.bind_local(s, v.clone(), Type::i64());
                     }
-                    self.resolve_to(s.span, &DefRef::new(&v, DefKind::SizeParam, Some(s.span), None));
+                    self.resolve_to(
+                        s.span,
+                        &DefRef::new(&v, DefKind::SizeParam, Some(s.span), None),
+                    );
                     names.push(v);
                 }
                 let (t, l) = self.resolve_te(ty, mode, ext);
@@ -197,11 +222,10 @@ impl Checker<'_> {
                 let used = t.size_vars();
                 let mut constructive = Vec::new();
                 t.each_size(&mut |s, c| {
-                    if c {
-                        if let Size::Var(v) = s {
+                    if c
+                        && let Size::Var(v) = s {
                             constructive.push(v.clone());
                         }
-                    }
                 });
                 for (v, s) in names.iter().zip(sizes) {
                     if !used.contains(v) || !constructive.contains(v) {
@@ -239,13 +263,21 @@ impl Checker<'_> {
         let qn = match &head.kind {
             TypeExpKind::Var(qn) => qn,
             _ => {
-                self.error("type-error", head.span, "Only named types can be applied to arguments.");
+                self.error(
+                    "type-error",
+                    head.span,
+                    "Only named types can be applied to arguments.",
+                );
                 return (Type::Error, Liftedness::Unlifted);
             }
         };
         let Some(b) = self.lookup_type(qn) else {
             if !self.diags.iter().any(|d| d.span == qn.span) {
-                self.error("unknown-type", qn.span, format!("Unknown type \"{}\".", qual_string(qn)));
+                self.error(
+                    "unknown-type",
+                    qn.span,
+                    format!("Unknown type \"{}\".", qual_string(qn)),
+                );
             }
             return (Type::Error, Liftedness::Unlifted);
         };
@@ -270,8 +302,17 @@ impl Checker<'_> {
                 (TParam::Size { .. }, AstTypeArg::Size(s)) => {
                     targs.push(TypeArg::Size(self.resolve_dim(s, mode, ext)));
                 }
-                (TParam::Type { lifted, name: pname }, AstTypeArg::Type(t)) => {
-                    let named = matches!(strip_parens(t).kind, TypeExpKind::Var(_) | TypeExpKind::Apply(..));
+                (
+                    TParam::Type {
+                        lifted,
+                        name: pname,
+                    },
+                    AstTypeArg::Type(t),
+                ) => {
+                    let named = matches!(
+                        strip_parens(t).kind,
+                        TypeExpKind::Var(_) | TypeExpKind::Apply(..)
+                    );
                     let (t, tl) = self.resolve_te(t, mode, ext);
                     if tl > *lifted && named {
                         self.error(
@@ -293,7 +334,11 @@ impl Checker<'_> {
                     self.error(
                         "type-arity",
                         te.span,
-                        format!("Type \"{}\" expects a size argument for \"[{}]\".", qual_string(qn), name.name()),
+                        format!(
+                            "Type \"{}\" expects a size argument for \"[{}]\".",
+                            qual_string(qn),
+                            name.name()
+                        ),
                     );
                     return (Type::Error, l);
                 }
@@ -301,7 +346,11 @@ impl Checker<'_> {
                     self.error(
                         "type-arity",
                         te.span,
-                        format!("Type \"{}\" expects a type argument for \"{}\".", qual_string(qn), name.name()),
+                        format!(
+                            "Type \"{}\" expects a type argument for \"{}\".",
+                            qual_string(qn),
+                            name.name()
+                        ),
                     );
                     return (Type::Error, l);
                 }
@@ -322,7 +371,12 @@ impl Checker<'_> {
     }
 
     /// A fresh size for an anonymous dimension in the given mode.
-    fn anon_size(&mut self, mode: AnonMode, span: Span, ext: &mut Vec<crate::types::VName>) -> Size {
+    fn anon_size(
+        &mut self,
+        mode: AnonMode,
+        span: Span,
+        ext: &mut Vec<crate::types::VName>,
+    ) -> Size {
         match mode {
             AnonMode::Param | AnonMode::Ascribe => Size::Var(self.new_sizevar("n", span)),
             AnonMode::Existential => {
@@ -334,7 +388,12 @@ impl Checker<'_> {
         }
     }
 
-    pub fn resolve_dim(&mut self, s: &SizeExp, mode: AnonMode, ext: &mut Vec<crate::types::VName>) -> Size {
+    pub fn resolve_dim(
+        &mut self,
+        s: &SizeExp,
+        mode: AnonMode,
+        ext: &mut Vec<crate::types::VName>,
+    ) -> Size {
         match s {
             SizeExp::Anonymous(span) => self.anon_size(mode, *span, ext),
             SizeExp::Exp(e) => self.size_from_exp(e),
@@ -351,7 +410,12 @@ impl Checker<'_> {
                     return Size::Lit((*value).min(i64::MAX as u128) as i64);
                 }
             }
-            ExpKind::Var(qn) if qn.quals.first().is_none_or(|q| !self.is_value_name(&q.name)) => {
+            ExpKind::Var(qn)
+                if qn
+                    .quals
+                    .first()
+                    .is_none_or(|q| !self.is_value_name(&q.name)) =>
+            {
                 if let Some(s) = self.size_var_lookup(qn) {
                     return s;
                 }
@@ -359,7 +423,12 @@ impl Checker<'_> {
             _ => {}
         }
         let t = self.check_exp(e);
-        if !self.expect(e.span, "Size expression must have type i64.", &Type::i64(), &t) {
+        if !self.expect(
+            e.span,
+            "Size expression must have type i64.",
+            &Type::i64(),
+            &t,
+        ) {
             return Size::Lit(0);
         }
         match self.exp_to_size(e) {
@@ -374,12 +443,24 @@ impl Checker<'_> {
         let (vname, ty, def) = match r {
             crate::checker::ValRef::Local { vname, ty, def, .. } => (vname, ty, def),
             crate::checker::ValRef::Global(b) => match &b.scheme {
-                crate::env::Scheme::Poly(ps, t) if ps.is_empty() => (b.vname.clone(), t.clone(), b.def.clone()),
+                crate::env::Scheme::Poly(ps, t) if ps.is_empty() => (
+                    b.vname.clone(),
+                    t.clone(),
+                    crate::info::DefRef {
+                        vname: b.vname.clone(),
+                        ..b.def.clone()
+                    },
+                ),
                 _ => return None,
             },
         };
         self.resolve_to(qn.span, &def);
-        if !self.expect(qn.span, &format!("Size \"{}\" must have type i64.", qual_string(qn)), &Type::i64(), &ty) {
+        if !self.expect(
+            qn.span,
+            &format!("Size \"{}\" must have type i64.", qual_string(qn)),
+            &Type::i64(),
+            &ty,
+        ) {
             return Some(Size::Lit(0));
         }
         self.record_type(qn.span, &Type::i64());

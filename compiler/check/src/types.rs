@@ -604,7 +604,7 @@ impl Type {
     }
 
     fn free_sizes_in(&self, bound: &mut Vec<VName>, out: &mut Vec<VName>) {
-        let mut add = |s: &Size, bound: &Vec<VName>, out: &mut Vec<VName>| {
+        let add = |s: &Size, bound: &Vec<VName>, out: &mut Vec<VName>| {
             s.each_var(&mut |v| {
                 if !bound.contains(v) && !out.contains(v) {
                     out.push(v.clone())
@@ -620,7 +620,10 @@ impl Type {
                 a.elem.free_sizes_in(bound, out);
             }
             Type::Record(fs) => fs.values().for_each(|t| t.free_sizes_in(bound, out)),
-            Type::Sum(cs) => cs.values().flatten().for_each(|t| t.free_sizes_in(bound, out)),
+            Type::Sum(cs) => cs
+                .values()
+                .flatten()
+                .for_each(|t| t.free_sizes_in(bound, out)),
             Type::Arrow(a) => {
                 a.param.free_sizes_in(bound, out);
                 let n = bound.len();
@@ -668,7 +671,12 @@ impl Type {
             ),
             Type::Sum(cs) => Type::Sum(
                 cs.iter()
-                    .map(|(k, ts)| (k.clone(), ts.iter().map(|t| t.subst_inner(f, size_f)).collect()))
+                    .map(|(k, ts)| {
+                        (
+                            k.clone(),
+                            ts.iter().map(|t| t.subst_inner(f, size_f)).collect(),
+                        )
+                    })
                     .collect(),
             ),
             Type::Arrow(a) => Type::Arrow(Box::new(Arrow {
@@ -719,7 +727,9 @@ pub fn apply_type_fn(params: &[TParam], body: &RetType, args: &[TypeArg]) -> Ret
     let mut map: Vec<(VName, Subst)> = Vec::new();
     for (p, a) in params.iter().zip(args) {
         match (p, a) {
-            (TParam::Size { name }, TypeArg::Size(s)) => map.push((name.clone(), Subst::Size(s.clone()))),
+            (TParam::Size { name }, TypeArg::Size(s)) => {
+                map.push((name.clone(), Subst::Size(s.clone())))
+            }
             (TParam::Type { name, .. }, TypeArg::Type(t)) => {
                 map.push((name.clone(), Subst::Type(t.clone())))
             }
@@ -737,7 +747,9 @@ pub fn record_as_tuple<T>(fs: &BTreeMap<Name, T>) -> Option<Vec<&T>> {
     if fs.len() == 1 {
         return None;
     }
-    (0..fs.len()).map(|i| fs.get(i.to_string().as_str())).collect()
+    (0..fs.len())
+        .map(|i| fs.get(i.to_string().as_str()))
+        .collect()
 }
 
 /// Combines two liftedness levels, taking the more permissive.

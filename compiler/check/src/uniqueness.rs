@@ -11,7 +11,8 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use futhark_syntax::ast::{
-    Case, DimIndex, Exp, ExpKind, LoopForm, Pat, PatKind, QualName, RecordField, UpdateStep, ValBind,
+    Case, DimIndex, Exp, ExpKind, LoopForm, Pat, PatKind, QualName, RecordField, UpdateStep,
+    ValBind,
 };
 use futhark_syntax::{Label, Span};
 use rustc_hash::FxHashMap;
@@ -79,7 +80,10 @@ impl Als {
         match (self, t) {
             (Als::Rec(m), Type::Record(fs)) => {
                 for (k, ft) in fs {
-                    m.get(k).cloned().unwrap_or_else(Als::none).leaves_with(ft, out);
+                    m.get(k)
+                        .cloned()
+                        .unwrap_or_else(Als::none)
+                        .leaves_with(ft, out);
                 }
             }
             (a, t) => out.push((a.all(), t)),
@@ -112,7 +116,12 @@ fn prune(a: Als, t: Option<&Type>) -> Als {
     match (a, t) {
         (Als::Rec(m), Type::Record(fs)) => Als::Rec(
             fs.iter()
-                .map(|(k, ft)| (k.clone(), prune(m.get(k).cloned().unwrap_or_else(Als::none), Some(ft))))
+                .map(|(k, ft)| {
+                    (
+                        k.clone(),
+                        prune(m.get(k).cloned().unwrap_or_else(Als::none), Some(ft)),
+                    )
+                })
                 .collect(),
         ),
         (a, Type::Record(fs)) => {
@@ -138,8 +147,12 @@ enum VKind {
     /// A `let`, `case` or lambda/loop-local binding.
     Local,
     /// A function parameter; consumable when its type is unique.
-    Param { consumable: bool },
-    LoopParam { consumable: bool },
+    Param {
+        consumable: bool,
+    },
+    LoopParam {
+        consumable: bool,
+    },
     /// A top-level constant or module value.
     Global,
     /// The anonymous result of a call, which its components may share.
@@ -167,11 +180,17 @@ struct V {
 
 impl V {
     fn fresh() -> V {
-        V { als: Als::none(), consumes: false }
+        V {
+            als: Als::none(),
+            consumes: false,
+        }
     }
 
     fn of(als: Als) -> V {
-        V { als, consumes: false }
+        V {
+            als,
+            consumes: false,
+        }
     }
 }
 
@@ -216,7 +235,12 @@ impl<'c, 'a> Uniq<'c, 'a> {
         self.c.info.exp_types.get(&span)
     }
 
-    fn err(&mut self, code: &'static str, span: Span, msg: String) -> Option<&mut futhark_syntax::Diagnostic> {
+    fn err(
+        &mut self,
+        code: &'static str,
+        span: Span,
+        msg: String,
+    ) -> Option<&mut futhark_syntax::Diagnostic> {
         // One uniqueness error per definition is plenty; later ones tend to be echoes.
         if self.errors >= 3 {
             return None;
@@ -238,7 +262,10 @@ impl<'c, 'a> Uniq<'c, 'a> {
     }
 
     fn display(&self, v: &VName) -> String {
-        self.vars.get(v).map(|i| i.name.clone()).unwrap_or_else(|| v.name().to_string())
+        self.vars
+            .get(v)
+            .map(|i| i.name.clone())
+            .unwrap_or_else(|| v.name().to_string())
     }
 
     /// A use of variable `v` (whose value aliases `als`).
@@ -251,7 +278,11 @@ impl<'c, 'a> Uniq<'c, 'a> {
         for x in order {
             if let Some(at) = self.consumed.get(x).copied() {
                 let name = self.display(x);
-                if let Some(d) = self.err("use-after-consume", span, format!("Using \"{name}\", but this was consumed.")) {
+                if let Some(d) = self.err(
+                    "use-after-consume",
+                    span,
+                    format!("Using \"{name}\", but this was consumed."),
+                ) {
                     d.labels.push(Label {
                         span: at,
                         message: "consumed here".into(),
@@ -296,7 +327,10 @@ impl<'c, 'a> Uniq<'c, 'a> {
                 self.err(
                     "not-consumable",
                     span,
-                    format!("Consuming variable \"{}\", which is not consumable{why}.", i.name),
+                    format!(
+                        "Consuming variable \"{}\", which is not consumable{why}.",
+                        i.name
+                    ),
                 );
                 return;
             }
@@ -327,7 +361,9 @@ impl<'c, 'a> Uniq<'c, 'a> {
                 }
             }
             PatKind::Wildcard | PatKind::Literal(_) | PatKind::Error => {}
-            PatKind::Parens(q) | PatKind::Attr(_, q) | PatKind::Ascript(q, _) => self.bind_pat(q, als, kind),
+            PatKind::Parens(q) | PatKind::Attr(_, q) | PatKind::Ascript(q, _) => {
+                self.bind_pat(q, als, kind)
+            }
             PatKind::Tuple(ps) => {
                 for (i, q) in ps.iter().enumerate() {
                     self.bind_pat(q, &als.field(&i.to_string()), kind);
@@ -354,8 +390,12 @@ impl<'c, 'a> Uniq<'c, 'a> {
                     out.push(d.vname.clone());
                 }
             }
-            PatKind::Parens(q) | PatKind::Attr(_, q) | PatKind::Ascript(q, _) => self.pat_vars(q, out),
-            PatKind::Tuple(ps) | PatKind::Constr(_, ps) => ps.iter().for_each(|q| self.pat_vars(q, out)),
+            PatKind::Parens(q) | PatKind::Attr(_, q) | PatKind::Ascript(q, _) => {
+                self.pat_vars(q, out)
+            }
+            PatKind::Tuple(ps) | PatKind::Constr(_, ps) => {
+                ps.iter().for_each(|q| self.pat_vars(q, out))
+            }
             PatKind::Record(fs) => fs.iter().for_each(|(_, q)| self.pat_vars(q, out)),
             _ => {}
         }
@@ -411,7 +451,11 @@ impl<'c, 'a> Uniq<'c, 'a> {
             None => match qn.quals.first() {
                 Some(q) => (
                     q.span,
-                    qn.quals[1..].iter().map(|x| x.name.as_str()).chain(std::iter::once(qn.name.name.as_str())).collect(),
+                    qn.quals[1..]
+                        .iter()
+                        .map(|x| x.name.as_str())
+                        .chain(std::iter::once(qn.name.name.as_str()))
+                        .collect(),
                 ),
                 None => return V::fresh(),
             },
@@ -425,7 +469,10 @@ impl<'c, 'a> Uniq<'c, 'a> {
             // Without a recorded type we assume a function (they alias nothing).
             let is_fun = t.as_ref().is_none_or(|t| t.is_fun()) || d.kind == DefKind::Intrinsic;
             // Constants with size parameters are instantiated afresh at each use.
-            let sized = d.span.and_then(|s| self.c.info.defs.get(&s)).is_some_and(|di| !di.tparams.is_empty());
+            let sized = d
+                .span
+                .and_then(|s| self.c.info.defs.get(&s))
+                .is_some_and(|di| di.tparams.iter().any(|p| p.is_size()));
             if is_fun || sized || !matches!(d.kind, DefKind::Value) {
                 return V::fresh();
             }
@@ -451,7 +498,9 @@ impl<'c, 'a> Uniq<'c, 'a> {
 
     fn exp_inner(&mut self, e: &Exp) -> V {
         match &e.kind {
-            ExpKind::Literal(_) | ExpKind::StringLit(_) | ExpKind::Hole | ExpKind::Error => V::fresh(),
+            ExpKind::Literal(_) | ExpKind::StringLit(_) | ExpKind::Hole | ExpKind::Error => {
+                V::fresh()
+            }
             ExpKind::ProjectSection(_) => V::fresh(),
             ExpKind::Var(qn) => self.var(qn, e.span),
             ExpKind::OpSection { op, .. } => self.var(op, e.span),
@@ -506,7 +555,9 @@ impl<'c, 'a> Uniq<'c, 'a> {
                 self.exp(x);
                 V::fresh()
             }
-            ExpKind::Range { start, second, end, .. } => {
+            ExpKind::Range {
+                start, second, end, ..
+            } => {
                 self.exp(start);
                 if let Some(s) = second {
                     self.exp(s);
@@ -524,11 +575,15 @@ impl<'c, 'a> Uniq<'c, 'a> {
             }
             ExpKind::BinOp { op, lhs, rhs, .. } => {
                 let opname = op.name.name.as_str();
+                // The pipes lose the uniqueness of the piped function's result in their own
+                // type, so look at the function's type instead.
                 if op.quals.is_empty() && opname == "|>" {
-                    return self.apply(rhs, &[lhs], e.span);
+                    let rt = self.ret_of(rhs.span);
+                    return self.apply_ret(rhs, &[lhs], e.span, rt);
                 }
                 if op.quals.is_empty() && opname == "<|" {
-                    return self.apply(lhs, &[rhs], e.span);
+                    let rt = self.ret_of(lhs.span);
+                    return self.apply_ret(lhs, &[rhs], e.span, rt);
                 }
                 let fake = Exp {
                     kind: ExpKind::Var(op.clone()),
@@ -545,7 +600,10 @@ impl<'c, 'a> Uniq<'c, 'a> {
                 }
                 let mut s = f.als.all();
                 s.extend(l.als.all());
-                V { als: Als::Leaf(s), consumes: consumes || f.consumes }
+                V {
+                    als: Als::Leaf(s),
+                    consumes: consumes || f.consumes,
+                }
             }
             ExpKind::RightSection { op, rhs, .. } => {
                 let f = self.var(op, op.span);
@@ -556,7 +614,10 @@ impl<'c, 'a> Uniq<'c, 'a> {
                 }
                 let mut s = f.als.all();
                 s.extend(r.als.all());
-                V { als: Als::Leaf(s), consumes: consumes || f.consumes }
+                V {
+                    als: Als::Leaf(s),
+                    consumes: consumes || f.consumes,
+                }
             }
             ExpKind::If { cond, then, els } => {
                 self.exp(cond);
@@ -567,16 +628,29 @@ impl<'c, 'a> Uniq<'c, 'a> {
                 self.consumed.extend(after_then);
                 // What a branch consumed cannot be aliased by the result any more (the other
                 // branch's value is used only when this one did not run).
-                let gone: Vec<VName> = self.consumed.keys().filter(|k| !saved.contains_key(*k)).cloned().collect();
+                let gone: Vec<VName> = self
+                    .consumed
+                    .keys()
+                    .filter(|k| !saved.contains_key(*k))
+                    .cloned()
+                    .collect();
                 V::of(a.als.union(&b.als).remove(&gone))
             }
-            ExpKind::Let { pat, value, body, .. } => {
+            ExpKind::Let {
+                pat, value, body, ..
+            } => {
                 let v = self.exp(value);
                 self.let_value_checks(pat, &v, value.span);
                 self.bind_pat(pat, &v.als, &VKind::Local);
                 self.exp(body)
             }
-            ExpKind::LetFun { name, params, value, body, .. } => {
+            ExpKind::LetFun {
+                name,
+                params,
+                value,
+                body,
+                ..
+            } => {
                 let f = self.function(params, value, None, e.span);
                 if let Some(d) = self.c.info.resolutions.get(&name.span).cloned() {
                     self.bind(&d.vname, &name.name, f.als, VKind::Local);
@@ -584,10 +658,17 @@ impl<'c, 'a> Uniq<'c, 'a> {
                 self.exp(body)
             }
             ExpKind::Lambda { params, body, ret } => {
-                let ret_t = ret.as_ref().and_then(|_| self.lambda_ret_type(e.span, params.len()));
+                let ret_t = ret
+                    .as_ref()
+                    .and_then(|_| self.lambda_ret_type(e.span, params.len()));
                 self.function(params, body, ret_t, e.span)
             }
-            ExpKind::LetWith { dest, path, value, body } => {
+            ExpKind::LetWith {
+                dest,
+                path,
+                value,
+                body,
+            } => {
                 let qn = QualName {
                     quals: vec![],
                     name: dest.clone(),
@@ -600,13 +681,22 @@ impl<'c, 'a> Uniq<'c, 'a> {
                 }
                 self.exp(body)
             }
-            ExpKind::Update { target, path, value } => {
+            ExpKind::Update {
+                target,
+                path,
+                value,
+            } => {
                 // The new value is evaluated before the array is updated.
                 let v = self.exp(value);
                 let t = self.exp(target);
                 self.update_with(t, path, v, value.span, e.span)
             }
-            ExpKind::Loop { pat, init, form, body } => self.loop_(pat, init.as_deref(), form, body, e.span),
+            ExpKind::Loop {
+                pat,
+                init,
+                form,
+                body,
+            } => self.loop_(pat, init.as_deref(), form, body, e.span),
             ExpKind::Match { scrutinee, cases } => self.match_(scrutinee, cases),
         }
     }
@@ -617,7 +707,9 @@ impl<'c, 'a> Uniq<'c, 'a> {
                 DimIndex::Fix(x) => {
                     self.exp(x);
                 }
-                DimIndex::Slice { start, end, stride, .. } => {
+                DimIndex::Slice {
+                    start, end, stride, ..
+                } => {
                     for x in [start, end, stride].into_iter().flatten() {
                         self.exp(x);
                     }
@@ -676,6 +768,18 @@ impl<'c, 'a> Uniq<'c, 'a> {
     }
 
     fn apply(&mut self, f: &Exp, args: &[&Exp], span: Span) -> V {
+        self.apply_ret(f, args, span, None)
+    }
+
+    /// The result type of the function whose type is recorded at `span`.
+    fn ret_of(&self, span: Span) -> Option<Type> {
+        match self.ty(span) {
+            Some(Type::Arrow(a)) => Some(a.ret.ty.clone()),
+            _ => None,
+        }
+    }
+
+    fn apply_ret(&mut self, f: &Exp, args: &[&Exp], span: Span, ret: Option<Type>) -> V {
         let fv = self.exp(f);
         let fname = match &strip(f).kind {
             ExpKind::Var(qn) => crate::checker::qual_string(qn),
@@ -685,7 +789,10 @@ impl<'c, 'a> Uniq<'c, 'a> {
         for a in args {
             vals.push(self.exp(a));
         }
-        let mut ft = self.ty(strip(f).span).cloned().or_else(|| self.ty(f.span).cloned());
+        let mut ft = self
+            .ty(strip(f).span)
+            .cloned()
+            .or_else(|| self.ty(f.span).cloned());
         let mut observing = fv.als.all();
         let mut consumes_any = fv.consumes;
         for (i, (a, v)) in args.iter().zip(&vals).enumerate() {
@@ -716,10 +823,16 @@ impl<'c, 'a> Uniq<'c, 'a> {
                         .als
                         .all()
                         .into_iter()
-                        .filter(|x| self.vars.get(x).is_some_and(|i| matches!(i.als, Als::Rec(_))))
+                        .filter(|x| {
+                            self.vars
+                                .get(x)
+                                .is_some_and(|i| matches!(i.als, Als::Rec(_)))
+                        })
                         .collect();
-                    let parts: Vec<BTreeSet<VName>> =
-                        m.values().map(|x| x.all().difference(&tuple_vars).cloned().collect()).collect();
+                    let parts: Vec<BTreeSet<VName>> = m
+                        .values()
+                        .map(|x| x.all().difference(&tuple_vars).cloned().collect())
+                        .collect();
                     let mut clash = false;
                     for (j, p) in parts.iter().enumerate() {
                         for q in &parts[j + 1..] {
@@ -754,7 +867,7 @@ impl<'c, 'a> Uniq<'c, 'a> {
                 observing.extend(v.als.all());
             }
         }
-        let rt = self.ty(span).cloned();
+        let rt = ret.or_else(|| self.ty(span).cloned());
         match rt {
             Some(t) if t.is_fun() => V {
                 als: Als::Leaf(observing),
@@ -798,7 +911,14 @@ impl<'c, 'a> Uniq<'c, 'a> {
         self.update_with(target, path, v, value.span, span)
     }
 
-    fn update_with(&mut self, target: V, path: &[UpdateStep], v: V, value_span: Span, span: Span) -> V {
+    fn update_with(
+        &mut self,
+        target: V,
+        path: &[UpdateStep],
+        v: V,
+        value_span: Span,
+        span: Span,
+    ) -> V {
         for s in path {
             if let UpdateStep::Index(idxs, _) = s {
                 self.indices(idxs);
@@ -811,7 +931,8 @@ impl<'c, 'a> Uniq<'c, 'a> {
                 self.err(
                     "in-place-alias",
                     value_span,
-                    "The value assigned by an in-place update aliases the array being updated.".into(),
+                    "The value assigned by an in-place update aliases the array being updated."
+                        .into(),
                 );
             }
             self.consume(&tall, span);
@@ -821,7 +942,14 @@ impl<'c, 'a> Uniq<'c, 'a> {
         }
     }
 
-    fn loop_(&mut self, pat: &Pat, init: Option<&Exp>, form: &LoopForm, body: &Exp, span: Span) -> V {
+    fn loop_(
+        &mut self,
+        pat: &Pat,
+        init: Option<&Exp>,
+        form: &LoopForm,
+        body: &Exp,
+        span: Span,
+    ) -> V {
         let init_v = match init {
             Some(e) => self.exp(e),
             None => {
@@ -843,18 +971,19 @@ impl<'c, 'a> Uniq<'c, 'a> {
             LoopForm::While(_) => {}
         }
         let array_als = match form {
-            LoopForm::ForIn { array, .. } => self.c.info.exp_types.get(&array.span).cloned().map(|_| ()),
+            LoopForm::ForIn { array, .. } => {
+                self.c.info.exp_types.get(&array.span).cloned().map(|_| ())
+            }
             _ => None,
         };
         let _ = array_als;
         self.depth += 1;
         let annotated_nonunique = pat_annotated_nonunique(pat);
         self.bind_loop_pat(pat, annotated_nonunique);
-        if let LoopForm::For { var, .. } = form {
-            if let Some(d) = self.c.info.resolutions.get(&var.span).cloned() {
+        if let LoopForm::For { var, .. } = form
+            && let Some(d) = self.c.info.resolutions.get(&var.span).cloned() {
                 self.bind(&d.vname, &var.name, Als::none(), VKind::Local);
             }
-        }
         if let LoopForm::ForIn { pat: ip, array } = form {
             let als = self.array_elem_als(array);
             self.bind_pat(ip, &als, &VKind::Local);
@@ -879,7 +1008,13 @@ impl<'c, 'a> Uniq<'c, 'a> {
             .cloned()
             .collect();
         let mut consumed_positions = Vec::new();
-        self.param_positions(pat, &Als::none(), &mut Vec::new(), &mut consumed_positions, &consumed_params);
+        self.param_positions(
+            pat,
+            &Als::none(),
+            &mut Vec::new(),
+            &mut consumed_positions,
+            &consumed_params,
+        );
         // The initial values of consumed parameters are consumed by the loop.
         let mut init_consumed = BTreeSet::new();
         for path in &consumed_positions {
@@ -913,7 +1048,10 @@ impl<'c, 'a> Uniq<'c, 'a> {
             for x in &new {
                 // Only variables from outside the loop matter.
                 if params.contains(x)
-                    || self.vars.get(x).is_none_or(|i| i.kind == VKind::Synthetic || i.depth > self.depth)
+                    || self
+                        .vars
+                        .get(x)
+                        .is_none_or(|i| i.kind == VKind::Synthetic || i.depth > self.depth)
                 {
                     continue;
                 }
@@ -954,7 +1092,11 @@ impl<'c, 'a> Uniq<'c, 'a> {
         match &strip(array).kind {
             ExpKind::Var(qn) => match self.c.info.resolutions.get(&qn.span) {
                 Some(d) => {
-                    let mut s = self.vars.get(&d.vname).map(|i| i.als.all()).unwrap_or_default();
+                    let mut s = self
+                        .vars
+                        .get(&d.vname)
+                        .map(|i| i.als.all())
+                        .unwrap_or_default();
                     s.insert(d.vname.clone());
                     Als::Leaf(s)
                 }
@@ -990,7 +1132,9 @@ impl<'c, 'a> Uniq<'c, 'a> {
                     None => Als::none(),
                 }
             }
-            PatKind::Parens(q) | PatKind::Attr(_, q) | PatKind::Ascript(q, _) => self.init_from_names(q),
+            PatKind::Parens(q) | PatKind::Attr(_, q) | PatKind::Ascript(q, _) => {
+                self.init_from_names(q)
+            }
             PatKind::Tuple(ps) => Als::Rec(
                 ps.iter()
                     .enumerate()
@@ -1012,19 +1156,32 @@ impl<'c, 'a> Uniq<'c, 'a> {
         let mut names = Vec::new();
         collect_names(p, &mut names);
         for (v, n) in vs.iter().zip(names) {
-            self.bind(v, &n, Als::none(), VKind::LoopParam { consumable: !nonunique });
+            self.bind(
+                v,
+                &n,
+                Als::none(),
+                VKind::LoopParam {
+                    consumable: !nonunique,
+                },
+            );
         }
     }
 
     /// The field paths of loop parameters (in the pattern) that are in `which`.
-    fn param_positions(&self, p: &Pat, _als: &Als, path: &mut Vec<Name>, out: &mut Vec<Vec<Name>>, which: &[VName]) {
+    fn param_positions(
+        &self,
+        p: &Pat,
+        _als: &Als,
+        path: &mut Vec<Name>,
+        out: &mut Vec<Vec<Name>>,
+        which: &[VName],
+    ) {
         match &p.kind {
             PatKind::Id(x) => {
-                if let Some(d) = self.c.info.resolutions.get(&x.span) {
-                    if which.contains(&d.vname) {
+                if let Some(d) = self.c.info.resolutions.get(&x.span)
+                    && which.contains(&d.vname) {
                         out.push(path.clone());
                     }
-                }
             }
             PatKind::Parens(q) | PatKind::Attr(_, q) | PatKind::Ascript(q, _) => {
                 self.param_positions(q, _als, path, out, which)
@@ -1085,7 +1242,11 @@ impl<'c, 'a> Uniq<'c, 'a> {
                 Some(r) => r.union(&b.als),
             });
         }
-        let gone: Vec<VName> = all_consumed.keys().filter(|k| !saved.contains_key(*k)).cloned().collect();
+        let gone: Vec<VName> = all_consumed
+            .keys()
+            .filter(|k| !saved.contains_key(*k))
+            .cloned()
+            .collect();
         self.consumed = all_consumed;
         V::of(result.unwrap_or_else(Als::none).remove(&gone))
     }
@@ -1118,7 +1279,10 @@ impl<'c, 'a> Uniq<'c, 'a> {
         for (v, _) in &observed {
             // Only variables bound outside the function are captured.
             if !param_vars.contains(v)
-                && self.vars.get(v).is_some_and(|i| i.kind != VKind::Global && i.depth <= self.depth)
+                && self
+                    .vars
+                    .get(v)
+                    .is_some_and(|i| i.kind != VKind::Global && i.depth <= self.depth)
             {
                 captured.insert(v.clone());
                 if let Some(i) = self.vars.get(v) {
@@ -1160,15 +1324,43 @@ impl<'c, 'a> Uniq<'c, 'a> {
         Some(t)
     }
 
+    /// The uniqueness of an undeclared result type: a part is unique when it aliases
+    /// nothing from outside the function.
+    fn infer_unique(&self, als: &Als, t: &Type) -> Type {
+        match (als, t) {
+            (_, Type::Record(fs)) => Type::Record(
+                fs.iter()
+                    .map(|(k, ft)| (k.clone(), self.infer_unique(&als.field(k), ft)))
+                    .collect(),
+            ),
+            (a, t) if can_alias(t) && !t.is_fun() => {
+                let fresh = a.all().iter().all(|x| {
+                    self.vars.get(x).is_none_or(|i| {
+                        matches!(
+                            i.kind,
+                            VKind::Local | VKind::Synthetic | VKind::LoopParam { .. }
+                        )
+                    })
+                });
+                t.clone().with_unique(fresh)
+            }
+            _ => t.clone(),
+        }
+    }
+
     /// Results may not alias global constants.
     fn check_globals(&mut self, als: &Als, span: Span) {
         for x in als.all() {
-            if self.vars.get(&x).is_some_and(|i| i.kind == VKind::Global) && self.global_arrays.contains(&x) {
+            if self.vars.get(&x).is_some_and(|i| i.kind == VKind::Global)
+                && self.global_arrays.contains(&x)
+            {
                 let n = self.display(&x);
                 self.err(
                     "alias-free-variable",
                     span,
-                    format!("Function result aliases the free variable \"{n}\" (a global constant)."),
+                    format!(
+                        "Function result aliases the free variable \"{n}\" (a global constant)."
+                    ),
                 );
                 return;
             }
@@ -1229,7 +1421,9 @@ impl<'c, 'a> Uniq<'c, 'a> {
                 self.size_exps_in_pat(q);
             }
             PatKind::Parens(q) | PatKind::Attr(_, q) => self.size_exps_in_pat(q),
-            PatKind::Tuple(ps) | PatKind::Constr(_, ps) => ps.iter().for_each(|q| self.size_exps_in_pat(q)),
+            PatKind::Tuple(ps) | PatKind::Constr(_, ps) => {
+                ps.iter().for_each(|q| self.size_exps_in_pat(q))
+            }
             PatKind::Record(fs) => fs.iter().for_each(|(_, q)| self.size_exps_in_pat(q)),
             _ => {}
         }
@@ -1239,14 +1433,13 @@ impl<'c, 'a> Uniq<'c, 'a> {
         use futhark_syntax::ast::{SizeExp, TypeArg as A, TypeExpKind as K};
         match &te.kind {
             K::Array { size, elem } => {
-                if let SizeExp::Exp(e) = size {
-                    if !matches!(e.kind, ExpKind::Var(_) | ExpKind::Literal(_)) {
+                if let SizeExp::Exp(e) = size
+                    && !matches!(e.kind, ExpKind::Var(_) | ExpKind::Literal(_)) {
                         let saved = self.in_size;
                         self.in_size = true;
                         self.exp(e);
                         self.in_size = saved;
                     }
-                }
                 self.size_exps_in_type(elem);
             }
             K::Parens(t) | K::Unique(t) => self.size_exps_in_type(t),
@@ -1267,7 +1460,9 @@ fn collect_names(p: &Pat, out: &mut Vec<String>) {
     match &p.kind {
         PatKind::Id(x) => out.push(x.name.clone()),
         PatKind::Parens(q) | PatKind::Attr(_, q) | PatKind::Ascript(q, _) => collect_names(q, out),
-        PatKind::Tuple(ps) | PatKind::Constr(_, ps) => ps.iter().for_each(|q| collect_names(q, out)),
+        PatKind::Tuple(ps) | PatKind::Constr(_, ps) => {
+            ps.iter().for_each(|q| collect_names(q, out))
+        }
         PatKind::Record(fs) => fs.iter().for_each(|(_, q)| collect_names(q, out)),
         _ => {}
     }
@@ -1324,7 +1519,14 @@ fn remove_paths(a: &Als, paths: &[Vec<Name>]) -> Als {
                         .filter(|p| p.first() == Some(k))
                         .map(|p| p[1..].to_vec())
                         .collect();
-                    (k.clone(), if sub.is_empty() { x.clone() } else { remove_paths(x, &sub) })
+                    (
+                        k.clone(),
+                        if sub.is_empty() {
+                            x.clone()
+                        } else {
+                            remove_paths(x, &sub)
+                        },
+                    )
                 })
                 .collect(),
         ),
@@ -1341,7 +1543,9 @@ fn remove_paths(a: &Als, paths: &[Vec<Name>]) -> Als {
 fn path_param_name(p: &Pat, path: &[Name]) -> Option<String> {
     match (&p.kind, path) {
         (PatKind::Id(x), []) => Some(x.name.clone()),
-        (PatKind::Parens(q) | PatKind::Attr(_, q) | PatKind::Ascript(q, _), _) => path_param_name(q, path),
+        (PatKind::Parens(q) | PatKind::Attr(_, q) | PatKind::Ascript(q, _), _) => {
+            path_param_name(q, path)
+        }
         (PatKind::Tuple(ps), [f, rest @ ..]) => {
             let i: usize = f.parse().ok()?;
             path_param_name(ps.get(i)?, rest)
@@ -1362,7 +1566,10 @@ fn replace_field(a: &Als, path: &[UpdateStep], v: &Als) -> Als {
             Als::Rec(m) => {
                 let mut m = m.clone();
                 let cur = m.get(f.name.as_str()).cloned().unwrap_or_else(Als::none);
-                m.insert(Name::from(f.name.as_str()), replace_field(&cur, &path[1..], v));
+                m.insert(
+                    Name::from(f.name.as_str()),
+                    replace_field(&cur, &path[1..], v),
+                );
                 Als::Rec(m)
             }
             leaf => leaf.union(v),
@@ -1374,7 +1581,7 @@ fn replace_field(a: &Als, path: &[UpdateStep], v: &Als) -> Als {
 impl Checker<'_> {
     /// Checks uniqueness and aliasing in a finished top-level definition. `ret` is its result
     /// type and `declared` whether it was written by the programmer.
-    pub fn uniqueness_check(&mut self, vb: &ValBind, ret: &Type, declared: bool) {
+    pub fn uniqueness_check(&mut self, vb: &ValBind, ret: &Type, declared: bool) -> Option<Type> {
         let mut u = Uniq::new(self);
         u.depth = 1;
         for p in &vb.params {
@@ -1398,13 +1605,18 @@ impl Checker<'_> {
         } else if !vb.params.is_empty() {
             u.check_globals(&b.als, vb.body.span);
         }
+        let inferred = (!declared && !vb.params.is_empty()).then(|| u.infer_unique(&b.als, ret));
         if vb.params.is_empty() && ret.is_unique() && declared {
             u.err(
                 "unique-constant",
                 vb.name.span,
-                format!("A top-level constant cannot have a unique type: \"{}\".", vb.name.name),
+                format!(
+                    "A top-level constant cannot have a unique type: \"{}\".",
+                    vb.name.name
+                ),
             );
         }
+        inferred
     }
 
     /// Checks uniqueness in a standalone expression (a REPL expression).

@@ -2,8 +2,8 @@
 //! checks, generalisation into type schemes, entry-point rules, and the end-of-definition
 //! passes (exhaustiveness, refutability, causality, uniqueness) once all types are known.
 
-use futhark_syntax::ast::{Dec, Pat, PatKind, ValBind, ValKeyword};
 use futhark_syntax::Span;
+use futhark_syntax::ast::{Dec, Pat, PatKind, ValBind, ValKeyword};
 
 use crate::checker::{Checker, LitValue};
 use crate::env::{Scheme, ValBinding};
@@ -55,14 +55,29 @@ impl Checker<'_> {
         }
         self.begin_def();
         let vname = self.fresh(&name.name);
-        let doc = dec.doc.as_ref().map(|d| std::sync::Arc::<str>::from(d.text.as_str()));
+        let doc = dec
+            .doc
+            .as_ref()
+            .map(|d| std::sync::Arc::<str>::from(d.text.as_str()));
         let def = DefRef::new(&vname, DefKind::Value, Some(name.span), doc);
         self.resolve_to(name.span, &def);
 
-        let self_name = if vb.params.is_empty() { None } else { Some((&vb.name, vname.clone())) };
+        let self_name = if vb.params.is_empty() {
+            None
+        } else {
+            Some((&vb.name, vname.clone()))
+        };
         self.rec_used = false;
         self.rec_info = None;
-        let r = self.check_function(&vb.tparams, &vb.params, vb.ret.as_ref(), &vb.body, vb.span, &[], self_name);
+        let r = self.check_function(
+            &vb.tparams,
+            &vb.params,
+            vb.ret.as_ref(),
+            &vb.body,
+            vb.span,
+            &[],
+            self_name,
+        );
         self.rec_info = None;
         if self.rec_used && self.uni.zonk(&r.ret.ty).contains_fun() {
             self.error(
@@ -72,16 +87,38 @@ impl Checker<'_> {
             );
         }
 
+        {
+            let zt = self.uni.zonk(&r.ty);
+            let mut overloaded = false;
+            zt.each_tyvar(&mut |v| {
+                overloaded |= matches!(
+                    self.uni.vars.get(v).map(|i| &i.constraint),
+                    Some(Constraint::Overloaded(_))
+                )
+            });
+            if overloaded {
+                self.defaulted_defs.insert(vname.clone());
+            }
+        }
         self.apply_defaults();
-        let is_main_entry = name.name == "main" && !self.in_prelude && self.mod_path.is_empty() && self.module_depth == 0;
+        let is_main_entry = name.name == "main"
+            && !self.in_prelude
+            && self.mod_path.is_empty()
+            && self.module_depth == 0;
         let entry = is_entry || (is_main_entry && vb.keyword != ValKeyword::Entry);
-        let (mut tparams, mut ty) = self.generalise(&r.tparams, &r.ty, entry, name.span, &name.name);
+        let (mut tparams, mut ty) =
+            self.generalise(&r.tparams, &r.ty, entry, name.span, &name.name);
 
         // A constant with existential size: the size is a fixed unknown.
         if vb.params.is_empty() && !r.ret.ext.is_empty() {
             let mut map = Vec::new();
             for e in &r.ret.ext {
-                let u = self.uni.new_unknown(e.name(), 0, crate::unify::UnknownSource::Ret(Some(name.name.clone())), name.span);
+                let u = self.uni.new_unknown(
+                    e.name(),
+                    0,
+                    crate::unify::UnknownSource::Ret(Some(name.name.clone())),
+                    name.span,
+                );
                 self.uni.created.clear();
                 map.push((e.clone(), Size::Var(u)));
             }
@@ -90,7 +127,9 @@ impl Checker<'_> {
 
         let declared_ret = vb.ret.is_some();
         let ret_ty = self.uni.zonk(&r.ret.ty);
-        self.finish_def(Some((vb, &ret_ty, declared_ret)));
+        if let Some(inferred) = self.finish_def(Some((vb, &ret_ty, declared_ret))) {
+            ty = set_ret_uniqueness(&ty, vb.params.len(), &inferred);
+        }
 
         if entry {
             self.check_entry(vb, &tparams, &ty, &vname, is_entry);
@@ -162,9 +201,15 @@ impl Checker<'_> {
             };
             match info.constraint {
                 Constraint::Free(l) => {
-                    let n = letters.next().map(|c| c.to_string()).unwrap_or_else(|| "t".into());
+                    let n = letters
+                        .next()
+                        .map(|c| c.to_string())
+                        .unwrap_or_else(|| "t".into());
                     let p = self.fresh(&n);
-                    tparams.push(TParam::Type { name: p.clone(), lifted: l });
+                    tparams.push(TParam::Type {
+                        name: p.clone(),
+                        lifted: l,
+                    });
                     let _ = self.uni.unify(&Type::var(v.clone()), &Type::var(p.clone()));
                     subst.push((v, Subst::Type(Type::var(p))));
                 }
@@ -179,6 +224,16 @@ impl Checker<'_> {
                     let _ = self.uni.unify(&Type::var(v.clone()), &Type::unit());
                 }
                 Constraint::HasConstrs(cs) => {
+                    if self.ambiguous_sums {
+                        self.error(
+                            "ambiguous-type",
+                            info.span,
+                            format!(
+                                "Type is ambiguous: a sum type with constructors {} whose full type is not known; add a type annotation.",
+                                cs.keys().map(|k| format!("#{k}")).collect::<Vec<_>>().join(", ")
+                            ),
+                        );
+                    }
                     let _ = self.uni.unify(&Type::var(v.clone()), &Type::Sum(cs));
                 }
                 Constraint::HasFields(fs) => {
@@ -200,7 +255,9 @@ impl Checker<'_> {
             if self.uni.is_free_var(&v) {
                 let p = self.fresh(v.name());
                 tparams.push(TParam::Size { name: p.clone() });
-                let _ = self.uni.unify_size(&Size::Var(v.clone()), &Size::Var(p.clone()));
+                let _ = self
+                    .uni
+                    .unify_size(&Size::Var(v.clone()), &Size::Var(p.clone()));
             }
         }
         let t = self.uni.zonk(&t);
@@ -234,25 +291,42 @@ impl Checker<'_> {
                     let _ = self.uni.unify(&Type::var(v.clone()), &Type::Record(fs));
                 }
                 Constraint::SizeFree if self.uni.dynamic_sizes.contains(&v) => {
-                    let u = self.uni.new_unknown(v.name(), info.level, crate::unify::UnknownSource::Unify, info.span);
+                    let u = self.uni.new_unknown(
+                        v.name(),
+                        info.level,
+                        crate::unify::UnknownSource::Unify,
+                        info.span,
+                    );
                     let _ = self.uni.unify_size(&Size::Var(v.clone()), &Size::Var(u));
                 }
                 Constraint::SizeFree => {
-                    let origin = self.var_origin.get(&v).cloned();
+                    let origin = self
+                        .var_origin
+                        .get(&v)
+                        .map(|o| format!(" ({o})"))
+                        .unwrap_or_default();
                     let msg = if entry {
                         format!(
-                            "Entry point \"{fname}\" is size-polymorphic: the size \"{}\" cannot be determined.",
+                            "Ambiguous size \"{}\"{origin}: Entry point \"{fname}\" would be size-polymorphic; add an explicit type ascription.",
                             v.name()
                         )
                     } else {
-                        match origin {
-                            Some(o) => format!("Ambiguous size \"{}\" ({o}).", v.name()),
-                            None => format!("Ambiguous size \"{}\".", v.name()),
-                        }
+                        format!(
+                            "Ambiguous size \"{}\"{origin}; add an explicit type ascription.",
+                            v.name()
+                        )
                     };
-                    self.error(if entry { "size-polymorphic-entry" } else { "ambiguous-size" }, info.span, msg)
-                        .notes
-                        .push("Add a type ascription to make the size known.".into());
+                    self.error(
+                        if entry {
+                            "size-polymorphic-entry"
+                        } else {
+                            "ambiguous-size"
+                        },
+                        info.span,
+                        msg,
+                    )
+                    .notes
+                    .push("Add a type ascription to make the size known.".into());
                     let _ = self.uni.unify_size(&Size::Var(v.clone()), &Size::Lit(0));
                 }
                 _ => {}
@@ -262,7 +336,7 @@ impl Checker<'_> {
 
     /// Records final types, checks literal ranges, matches and patterns, and runs the
     /// causality and uniqueness passes over a finished definition.
-    pub fn finish_def(&mut self, vb: Option<(&ValBind, &Type, bool)>) {
+    pub fn finish_def(&mut self, vb: Option<(&ValBind, &Type, bool)>) -> Option<Type> {
         self.apply_defaults();
         self.resolve_leftovers(false, "");
         for (span, t) in std::mem::take(&mut self.pending_types) {
@@ -300,13 +374,17 @@ impl Checker<'_> {
                 self.causality_check(vb);
             }
             if !self.has_errors_since_def() {
-                self.uniqueness_check(vb, ret, declared);
+                return self.uniqueness_check(vb, ret, declared);
             }
         }
+        None
     }
 
     fn has_errors_since_def(&self) -> bool {
-        self.diags.iter().skip(self.def_diag_start).any(|d| d.is_error())
+        self.diags
+            .iter()
+            .skip(self.def_diag_start)
+            .any(|d| d.is_error())
     }
 
     fn check_literal_range(&mut self, span: Span, p: PrimType, v: &LitValue) {
@@ -314,10 +392,34 @@ impl Checker<'_> {
             LitValue::Int { value, negative } => {
                 let v = *value;
                 match p {
-                    PrimType::I8 => if *negative { v > 128 } else { v > 127 },
-                    PrimType::I16 => if *negative { v > 32768 } else { v > 32767 },
-                    PrimType::I32 => if *negative { v > 2147483648 } else { v > 2147483647 },
-                    PrimType::I64 => if *negative { v > 9223372036854775808 } else { v > 9223372036854775807 },
+                    PrimType::I8 => {
+                        if *negative {
+                            v > 128
+                        } else {
+                            v > 127
+                        }
+                    }
+                    PrimType::I16 => {
+                        if *negative {
+                            v > 32768
+                        } else {
+                            v > 32767
+                        }
+                    }
+                    PrimType::I32 => {
+                        if *negative {
+                            v > 2147483648
+                        } else {
+                            v > 2147483647
+                        }
+                    }
+                    PrimType::I64 => {
+                        if *negative {
+                            v > 9223372036854775808
+                        } else {
+                            v > 9223372036854775807
+                        }
+                    }
                     PrimType::U8 => (*negative && v > 0) || v > 255,
                     PrimType::U16 => (*negative && v > 0) || v > 65535,
                     PrimType::U32 => (*negative && v > 0) || v > 4294967295,
@@ -337,8 +439,12 @@ impl Checker<'_> {
         };
         if bad {
             let shown = match v {
-                LitValue::Int { value, negative } => format!("{}{value}", if *negative { "-" } else { "" }),
-                LitValue::Float { value, negative } => format!("{}{value}", if *negative { "-" } else { "" }),
+                LitValue::Int { value, negative } => {
+                    format!("{}{value}", if *negative { "-" } else { "" })
+                }
+                LitValue::Float { value, negative } => {
+                    format!("{}{value}", if *negative { "-" } else { "" })
+                }
                 LitValue::Char => "char".into(),
             };
             self.error(
@@ -349,13 +455,23 @@ impl Checker<'_> {
         }
     }
 
-    fn check_entry(&mut self, vb: &ValBind, tparams: &[TParam], ty: &Type, vname: &VName, explicit: bool) {
+    fn check_entry(
+        &mut self,
+        vb: &ValBind,
+        tparams: &[TParam],
+        ty: &Type,
+        vname: &VName,
+        explicit: bool,
+    ) {
         let name = &vb.name;
         if tparams.iter().any(|p| matches!(p, TParam::Type { .. })) {
             self.error(
                 "polymorphic-entry",
                 name.span,
-                format!("Entry point functions may not be polymorphic: \"{}\" has type parameters.", name.name),
+                format!(
+                    "Entry point functions may not be polymorphic: \"{}\" has type parameters.",
+                    name.name
+                ),
             );
             return;
         }
@@ -368,8 +484,15 @@ impl Checker<'_> {
         loop {
             match cur {
                 Type::Arrow(a) => {
-                    let pname = vb.params.get(i).and_then(simple_name).map(|x| Name::from(x.name.as_str()));
-                    params.push(EntryParam { name: pname, ty: a.param.clone() });
+                    let pname = vb
+                        .params
+                        .get(i)
+                        .and_then(simple_name)
+                        .map(|x| Name::from(x.name.as_str()));
+                    params.push(EntryParam {
+                        name: pname,
+                        ty: a.param.clone(),
+                    });
                     i += 1;
                     match &a.ret.ty {
                         Type::Arrow(_) if a.ret.ext.is_empty() => cur = a.ret.ty.clone(),
@@ -399,8 +522,8 @@ impl Checker<'_> {
             array_dims(&p.ty, &mut constructive);
         }
         for tp in tparams {
-            if let TParam::Size { name: n } = tp {
-                if !constructive.contains(n) {
+            if let TParam::Size { name: n } = tp
+                && !constructive.contains(n) {
                     self.error(
                         "nonconstructive-entry",
                         name.span,
@@ -410,7 +533,6 @@ impl Checker<'_> {
                         ),
                     );
                 }
-            }
         }
         let mut param_sizes: Vec<VName> = Vec::new();
         for p in &params {
@@ -420,7 +542,8 @@ impl Checker<'_> {
             let bound_by_param = params.iter().any(|_| param_sizes.contains(&v));
             let is_param_name = vb.params.iter().any(|_| false);
             let is_ext = ret.ext.contains(&v);
-            let is_global = self.uni.level_of(&v).is_none_or(|l| l == 0) && !tparams.iter().any(|t| t.name() == &v);
+            let is_global = self.uni.level_of(&v).is_none_or(|l| l == 0)
+                && !tparams.iter().any(|t| t.name() == &v);
             let is_named_param = {
                 let mut found = false;
                 let mut c = ty.clone();
@@ -456,12 +579,20 @@ impl Checker<'_> {
     }
 
     /// Builds the recursion information for the function being defined.
-    pub fn make_rec_info(&self, name: &str, vname: &VName, params: &[(Type, Vec<crate::terms::pat::PatBind>)], pats: &[Pat]) -> RecInfo {
+    pub fn make_rec_info(
+        &self,
+        name: &str,
+        vname: &VName,
+        params: &[(Type, Vec<crate::terms::pat::PatBind>)],
+        pats: &[Pat],
+    ) -> RecInfo {
         let ps = params
             .iter()
             .zip(pats)
             .map(|((t, binds), p)| {
-                let pname = simple_name(p).and_then(|x| binds.iter().find(|b| b.ident.name == x.name)).map(|b| b.vname.clone());
+                let pname = simple_name(p)
+                    .and_then(|x| binds.iter().find(|b| b.ident.name == x.name))
+                    .map(|b| b.vname.clone());
                 let r = self.uni.resolve(t);
                 let is_fun = match &r {
                     Type::Arrow(_) => true,
@@ -483,6 +614,41 @@ impl Checker<'_> {
             l.vname == *v
                 && matches!(&l.kind, crate::checker::LocalKind::Type(b) if b.lifted == Liftedness::Lifted)
         })
+    }
+}
+
+/// Copies the uniqueness of `src` onto the result of a function type after `n` parameters.
+fn set_ret_uniqueness(t: &Type, n: usize, src: &Type) -> Type {
+    match t {
+        Type::Arrow(a) if n > 0 => {
+            let mut a = a.clone();
+            if n == 1 {
+                a.ret.ty = copy_uniqueness(&a.ret.ty, src);
+            } else {
+                a.ret.ty = set_ret_uniqueness(&a.ret.ty, n - 1, src);
+            }
+            Type::Arrow(a)
+        }
+        _ => t.clone(),
+    }
+}
+
+fn copy_uniqueness(t: &Type, src: &Type) -> Type {
+    match (t, src) {
+        (Type::Record(fs), Type::Record(ss)) => Type::Record(
+            fs.iter()
+                .map(|(k, x)| {
+                    (
+                        k.clone(),
+                        ss.get(k)
+                            .map(|s| copy_uniqueness(x, s))
+                            .unwrap_or_else(|| x.clone()),
+                    )
+                })
+                .collect(),
+        ),
+        (Type::Array(_) | Type::Var(_), s) => t.clone().with_unique(s.is_unique()),
+        _ => t.clone(),
     }
 }
 

@@ -15,6 +15,10 @@ fn prelude_checks_cleanly() {
     for s in &shown {
         eprintln!("{s}\n");
     }
-    let errors = ctx.prelude_diagnostics().iter().filter(|d| d.is_error()).count();
+    let errors = ctx
+        .prelude_diagnostics()
+        .iter()
+        .filter(|d| d.is_error())
+        .count();
     assert_eq!(errors, 0, "{} prelude diagnostics", shown.len());
 }

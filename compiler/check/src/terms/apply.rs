@@ -2,8 +2,8 @@
 //! parameters into dependent result types, instantiating existential result sizes as fresh
 //! unknown sizes, binary operators, and the restrictions on recursive calls.
 
-use futhark_syntax::ast::{Exp, ExpKind, QualName};
 use futhark_syntax::Span;
+use futhark_syntax::ast::{Exp, ExpKind, QualName};
 
 use crate::checker::{Checker, qual_string};
 use crate::terms::exp_summary;
@@ -85,8 +85,19 @@ impl Checker<'_> {
                     self.check_exp_expected(a, expected.as_ref())
                 }
             };
-            if let Some(n) = total {
-                if i >= n {
+            if total == Some(0) && fname.is_none() {
+                self.error(
+                    "type-mismatch",
+                    f.span,
+                    format!(
+                        "Cannot apply expression as function, as it has type \"{}\".",
+                        self.uni.zonk(&t)
+                    ),
+                );
+                return Type::Error;
+            }
+            if let Some(n) = total
+                && i >= n {
                     let summary = exp_summary(a);
                     let fname_s = fname.clone().unwrap_or_else(|| "function".into());
                     self.error(
@@ -100,7 +111,6 @@ impl Checker<'_> {
                     );
                     return Type::Error;
                 }
-            }
             t = self.apply_one(fname.as_deref(), &t, a, &at, e.span, i + 1, args.len());
             checked_any = true;
         }
@@ -207,15 +217,34 @@ impl Checker<'_> {
                 None => format!("Cannot apply function to \"{summary}\" (invalid type)."),
             };
             self.report_unify(arg.span, &ctx, &a.param, argt, e);
+            self.note_defaulted(fname);
         }
         let mut ret = a.ret.clone();
-        if let Some(p) = &a.param_name {
-            if ret.ty.size_vars().contains(p) {
+        if let Some(p) = &a.param_name
+            && ret.ty.size_vars().contains(p) {
                 let s = self.arg_size(arg, span, fname);
                 ret.ty = ret.ty.subst_sizes(&|v| (v == p).then(|| s.clone()));
             }
-        }
         self.instantiate_ext(&ret, span, fname)
+    }
+
+    /// Explains that a function's type was fixed by defaulting an overloaded literal.
+    pub fn note_defaulted(&mut self, fname: Option<&str>) {
+        let Some(f) = fname else { return };
+        let Some(d) = self.diags.last() else { return };
+        let span = d.span;
+        let _ = span;
+        let defaulted = self
+            .env
+            .vals
+            .get(f)
+            .is_some_and(|b| self.defaulted_defs.contains(&b.vname));
+        if defaulted
+            && let Some(d) = self.diags.last_mut() {
+                d.notes.push(format!(
+                    "Default type i32 or f64 was chosen for an overloaded type in the definition of \"{f}\"; add a type annotation there to make it polymorphic in a different way."
+                ));
+            }
     }
 
     /// The size an argument stands for in a dependent result type: the argument itself if it
@@ -223,7 +252,9 @@ impl Checker<'_> {
     pub fn arg_size(&mut self, arg: &Exp, span: Span, fname: Option<&str>) -> Size {
         match self.exp_to_size(arg) {
             Some(s) => s,
-            None => Size::Var(self.new_unknown("n", UnknownSource::Arg(fname.map(String::from)), span)),
+            None => {
+                Size::Var(self.new_unknown("n", UnknownSource::Arg(fname.map(String::from)), span))
+            }
         }
     }
 
@@ -261,7 +292,9 @@ impl Checker<'_> {
                 let mut is = Vec::new();
                 for i in idxs {
                     match i {
-                        futhark_syntax::ast::DimIndex::Fix(x) => is.push(self.exp_to_size_depth(x, depth + 1)?),
+                        futhark_syntax::ast::DimIndex::Fix(x) => {
+                            is.push(self.exp_to_size_depth(x, depth + 1)?)
+                        }
                         futhark_syntax::ast::DimIndex::Slice { .. } => return None,
                     }
                 }
@@ -278,7 +311,10 @@ impl Checker<'_> {
                 // `r.x.y` where `r` is a variable.
                 let first = qn.quals.first()?;
                 let r = self.info.resolutions.get(&first.span)?;
-                if !matches!(r.kind, crate::info::DefKind::Local | crate::info::DefKind::Value) {
+                if !matches!(
+                    r.kind,
+                    crate::info::DefKind::Local | crate::info::DefKind::Value
+                ) {
                     return None;
                 }
                 let mut s = Size::Var(r.vname.clone());
@@ -288,7 +324,9 @@ impl Checker<'_> {
                 Some(s)
             }
             ExpKind::Literal(l) => match &l.kind {
-                futhark_syntax::ast::LitKind::Int { value, negative, .. } => {
+                futhark_syntax::ast::LitKind::Int {
+                    value, negative, ..
+                } => {
                     let v = (*value).min(i64::MAX as u128) as i64;
                     Some(Size::Lit(if *negative { -v } else { v }))
                 }
@@ -376,9 +414,11 @@ impl Checker<'_> {
                 continue;
             }
             let ok = match (&strip(&args[i]).kind, pname) {
-                (ExpKind::Var(aq), Some(p)) if aq.quals.is_empty() => {
-                    self.info.resolutions.get(&aq.span).is_some_and(|d| d.vname == *p)
-                }
+                (ExpKind::Var(aq), Some(p)) if aq.quals.is_empty() => self
+                    .info
+                    .resolutions
+                    .get(&aq.span)
+                    .is_some_and(|d| d.vname == *p),
                 _ => false,
             };
             if !ok {

@@ -2,8 +2,8 @@
 //! (`with`), and the shared machinery for checking a function definition (type and size
 //! parameters, parameters, return type, existential results).
 
-use futhark_syntax::ast::{DimIndex, Exp, Ident, Pat, PatKind, TypeExp, TypeParam, UpdateStep};
 use futhark_syntax::Span;
+use futhark_syntax::ast::{DimIndex, Exp, Ident, Pat, PatKind, TypeExp, TypeParam, UpdateStep};
 
 use crate::checker::{Checker, Local, LocalKind};
 use crate::env::TypeBinding;
@@ -26,6 +26,22 @@ pub struct FunResult {
     pub declared_ret: bool,
 }
 
+/// A variable from `names` occurring in a size of a function parameter type within `t`.
+fn find_param_sizes(t: &Type, names: &[VName], out: &mut Option<VName>) {
+    match t {
+        Type::Arrow(a) => {
+            for v in a.param.free_size_vars() {
+                if names.contains(&v) && out.is_none() {
+                    *out = Some(v);
+                }
+            }
+            find_param_sizes(&a.ret.ty, names, out);
+        }
+        Type::Record(fs) => fs.values().for_each(|x| find_param_sizes(x, names, out)),
+        _ => {}
+    }
+}
+
 fn simple_param_name(p: &Pat) -> Option<&Ident> {
     match &p.kind {
         PatKind::Id(x) => Some(x),
@@ -45,7 +61,10 @@ impl Checker<'_> {
                 self.error(
                     "duplicate-binding",
                     id.span,
-                    format!("Type parameter \"{}\" is also bound elsewhere; it was previously defined.", id.name),
+                    format!(
+                        "Type parameter \"{}\" is also bound elsewhere; it was previously defined.",
+                        id.name
+                    ),
                 );
             }
             seen.push(&id.name);
@@ -53,16 +72,23 @@ impl Checker<'_> {
             self.uni.bind_rigid(&v, self.level);
             match tp {
                 TypeParam::Size(_) => {
-                    self.resolve_to(id.span, &DefRef::new(&v, DefKind::SizeParam, Some(id.span), None));
+                    self.resolve_to(
+                        id.span,
+                        &DefRef::new(&v, DefKind::SizeParam, Some(id.span), None),
+                    );
                     self.locals.push(Local {
                         name: Name::from(id.name.as_str()),
                         vname: v.clone(),
-                        kind: LocalKind::Val { tparams: vec![], ty: Type::i64() },
+                        kind: LocalKind::Val {
+                            tparams: vec![],
+                            ty: Type::i64(),
+                        },
                         span: id.span,
                     });
                     out.push(TParam::Size { name: v });
                 }
                 TypeParam::Type(_, lifted) => {
+                    self.uni.abstract_lifted.insert(v.clone(), *lifted);
                     let def = DefRef::new(&v, DefKind::TypeParam, Some(id.span), None);
                     self.resolve_to(id.span, &def);
                     self.locals.push(Local {
@@ -76,7 +102,10 @@ impl Checker<'_> {
                         }),
                         span: id.span,
                     });
-                    out.push(TParam::Type { name: v, lifted: *lifted });
+                    out.push(TParam::Type {
+                        name: v,
+                        lifted: *lifted,
+                    });
                 }
             }
         }
@@ -85,7 +114,11 @@ impl Checker<'_> {
 
     /// Checks parameters one at a time (each may refer to the names of earlier ones in its
     /// type), binding their names. Duplicate names across parameters are errors.
-    pub fn check_params(&mut self, params: &[Pat], expected: &[Option<Type>]) -> Vec<(Type, Vec<PatBind>)> {
+    pub fn check_params(
+        &mut self,
+        params: &[Pat],
+        expected: &[Option<Type>],
+    ) -> Vec<(Type, Vec<PatBind>)> {
         let mut out: Vec<(Type, Vec<PatBind>)> = Vec::new();
         for (i, p) in params.iter().enumerate() {
             self.level += 1;
@@ -95,18 +128,34 @@ impl Checker<'_> {
                 Some(e) => {
                     let pt = self.check_pat(p, None, AnonMode::Param, &mut binds);
                     if let Err(err) = self.uni.unify(&pt, &e) {
-                        self.report_unify(p.span, "Parameter does not match the expected type.", &pt, &e, err);
+                        self.report_unify(
+                            p.span,
+                            "Parameter does not match the expected type.",
+                            &pt,
+                            &e,
+                            err,
+                        );
                     }
                     pt
                 }
                 None => self.check_pat(p, None, AnonMode::Param, &mut binds),
             };
+            // A parameter's own name is deeper than its type, so its size cannot refer to it.
+            self.level += 1;
+            self.pending_irrefutable.push((p.clone(), t.clone()));
             for b in &binds {
-                if out.iter().flat_map(|(_, bs)| bs).any(|o| o.ident.name == b.ident.name) {
+                if out
+                    .iter()
+                    .flat_map(|(_, bs)| bs)
+                    .any(|o| o.ident.name == b.ident.name)
+                {
                     self.error(
                         "duplicate-binding",
                         b.ident.span,
-                        format!("Parameter \"{}\" is also bound by an earlier parameter.", b.ident.name),
+                        format!(
+                            "Parameter \"{}\" is also bound by an earlier parameter.",
+                            b.ident.name
+                        ),
                     );
                 }
             }
@@ -118,7 +167,12 @@ impl Checker<'_> {
 
     /// Builds an arrow type from checked parameters; a parameter is named when it is a plain
     /// variable that later types refer to.
-    pub fn fun_type(&self, params: &[(Type, Vec<PatBind>)], param_pats: &[Pat], ret: RetType) -> Type {
+    pub fn fun_type(
+        &self,
+        params: &[(Type, Vec<PatBind>)],
+        param_pats: &[Pat],
+        ret: RetType,
+    ) -> Type {
         let mut t = ret;
         for (i, (pt, binds)) in params.iter().enumerate().rev() {
             let name = param_pats
@@ -181,8 +235,35 @@ impl Checker<'_> {
         let ps = self.check_params(params, expected_params);
         let declared = ret.map(|te| self.resolve_type(te, AnonMode::Existential));
         let declared_some = declared.is_some();
+        // Names bound inside tuple or record parameter patterns cannot be referred to by
+        // the function's type.
+        if let (Some(r), Some(te)) = (&declared, ret) {
+            let inner: Vec<&PatBind> = params
+                .iter()
+                .zip(&ps)
+                .filter(|(p, _)| simple_param_name(p).is_none())
+                .flat_map(|(_, (_, bs))| bs.iter())
+                .collect();
+            let used = self.uni.zonk(&r.ty).free_size_vars();
+            if let Some(b) = inner.iter().find(|b| used.contains(&b.vname)) {
+                self.error(
+                    "inaccessible-size",
+                    te.span,
+                    format!(
+                        "The return type refers to size \"{}\", which is bound inside a parameter pattern and thus inaccessible.",
+                        b.ident.name
+                    ),
+                );
+            }
+        }
         // A parameter of the same name hides the function itself.
-        let self_name = self_name.filter(|(id, _)| !ps.iter().flat_map(|(_, bs)| bs).any(|b| b.ident.name == id.name));
+        let self_name = self_name.filter(|(id, _)| {
+            !ps.iter()
+                .flat_map(|(_, bs)| bs)
+                .any(|b| b.ident.name == id.name)
+        });
+        // Nor does an earlier definition of the same name (old programs refer to it).
+        let self_name = self_name.filter(|(id, _)| !self.env.vals.contains_key(id.name.as_str()));
         if let Some((id, v)) = &self_name {
             self.rec_info = Some(self.make_rec_info(&id.name, v, &ps, params));
             let rt = match &declared {
@@ -207,47 +288,70 @@ impl Checker<'_> {
         self.level += 1;
         let body_level = self.level;
         let bt = self.check_exp(body);
-        let ret = match declared {
+        // A declared return type's anonymous sizes are inferred from the body; sizes made
+        // inside the body then become existential, as for an undeclared return type.
+        let result_ty = match declared {
             Some(r) => {
-                // Existentials of the declared type may match any size of the body.
                 let mut map = Vec::new();
                 for e in &r.ext {
-                    let v = self.uni.new_var(e.name(), u32::MAX, Constraint::SizeFree, span);
+                    let v = self
+                        .uni
+                        .new_var(e.name(), u32::MAX, Constraint::SizeFree, span);
+                    self.def_vars.push(v.clone());
                     map.push((e.clone(), Size::Var(v)));
                 }
-                let inst = r.ty.subst_sizes(&|v| map.iter().find(|(a, _)| a == v).map(|(_, s)| s.clone()));
+                let inst =
+                    r.ty.subst_sizes(&|v| map.iter().find(|(a, _)| a == v).map(|(_, s)| s.clone()));
                 if let Err(err) = self.uni.unify(&inst, &bt) {
-                    self.report_unify(body.span, "Function body does not have expected type.", &r.ty, &bt, err);
+                    self.report_unify(
+                        body.span,
+                        "Function body does not have expected type.",
+                        &r.ty,
+                        &bt,
+                        err,
+                    );
                 }
-                RetType { ext: r.ext, ty: r.ty }
+                inst
             }
-            None => {
-                let keep: Vec<VName> = ps.iter().flat_map(|(_, bs)| bs.iter().map(|b| b.vname.clone())).collect();
-                let mut r = self.existentialise(&bt, body_level - 1, &[]);
-                // Names bound inside non-trivial parameter patterns cannot be referred to
-                // by a parameter name either; they become existential too.
-                let named: Vec<VName> = params
-                    .iter()
-                    .zip(&ps)
-                    .filter_map(|(p, (_, bs))| {
-                        let x = simple_param_name(p)?;
-                        bs.iter().find(|b| b.ident.name == x.name).map(|b| b.vname.clone())
-                    })
-                    .collect();
-                let inner: Vec<VName> = keep.iter().filter(|v| !named.contains(v)).cloned().collect();
-                if !inner.is_empty() {
-                    let mut map = Vec::new();
-                    for v in r.ty.free_size_vars() {
-                        if inner.contains(&v) {
-                            let e = self.fresh(v.name());
-                            map.push((v.clone(), Size::Var(e.clone())));
-                            r.ext.push(e);
-                        }
+            None => bt.clone(),
+        };
+        let ret = {
+            let keep: Vec<VName> = ps
+                .iter()
+                .flat_map(|(_, bs)| bs.iter().map(|b| b.vname.clone()))
+                .collect();
+            let mut r = self.existentialise(&result_ty, body_level - 1, &[]);
+            // Names bound inside non-trivial parameter patterns cannot be referred to
+            // by a parameter name either; they become existential too.
+            let named: Vec<VName> = params
+                .iter()
+                .zip(&ps)
+                .filter_map(|(p, (_, bs))| {
+                    let x = simple_param_name(p)?;
+                    bs.iter()
+                        .find(|b| b.ident.name == x.name)
+                        .map(|b| b.vname.clone())
+                })
+                .collect();
+            let inner: Vec<VName> = keep
+                .iter()
+                .filter(|v| !named.contains(v))
+                .cloned()
+                .collect();
+            if !inner.is_empty() {
+                let mut map = Vec::new();
+                for v in r.ty.free_size_vars() {
+                    if inner.contains(&v) {
+                        let e = self.fresh(v.name());
+                        map.push((v.clone(), Size::Var(e.clone())));
+                        r.ext.push(e);
                     }
-                    r.ty = r.ty.subst_sizes(&|v| map.iter().find(|(a, _)| a == v).map(|(_, s)| s.clone()));
                 }
-                r
+                r.ty = r
+                    .ty
+                    .subst_sizes(&|v| map.iter().find(|(a, _)| a == v).map(|(_, s)| s.clone()));
             }
+            r
         };
         let ty = self.fun_type(&ps, params, ret.clone());
         self.scope_reset(mark);
@@ -261,7 +365,13 @@ impl Checker<'_> {
         }
     }
 
-    pub fn check_lambda(&mut self, params: &[Pat], ret: Option<&TypeExp>, body: &Exp, span: Span) -> Type {
+    pub fn check_lambda(
+        &mut self,
+        params: &[Pat],
+        ret: Option<&TypeExp>,
+        body: &Exp,
+        span: Span,
+    ) -> Type {
         self.check_lambda_expected(params, ret, body, span, None)
     }
 
@@ -290,26 +400,45 @@ impl Checker<'_> {
         r.ty
     }
 
-    pub fn check_let(&mut self, sizes: &[Ident], pat: &Pat, value: &Exp, body: &Exp, span: Span) -> Type {
+    pub fn check_let(
+        &mut self,
+        sizes: &[Ident],
+        pat: &Pat,
+        value: &Exp,
+        body: &Exp,
+        span: Span,
+    ) -> Type {
         let vt = self.check_exp(value);
         let mark = self.scope_mark();
         self.level += 1;
         // Size binders `let [n] …` are size variables solved by matching the value's type.
         let mut size_vars = Vec::new();
         for s in sizes {
-            if size_vars.iter().any(|(x, _): &(Ident, VName)| x.name == s.name) {
+            if size_vars
+                .iter()
+                .any(|(x, _): &(Ident, VName)| x.name == s.name)
+            {
                 self.error(
                     "duplicate-binding",
                     s.span,
-                    format!("Size \"{}\" is also bound elsewhere in this binding.", s.name),
+                    format!(
+                        "Size \"{}\" is also bound elsewhere in this binding.",
+                        s.name
+                    ),
                 );
             }
             let v = self.new_sizevar(&s.name, s.span);
-            self.resolve_to(s.span, &DefRef::new(&v, DefKind::SizeParam, Some(s.span), None));
+            self.resolve_to(
+                s.span,
+                &DefRef::new(&v, DefKind::SizeParam, Some(s.span), None),
+            );
             self.locals.push(Local {
                 name: Name::from(s.name.as_str()),
                 vname: v.clone(),
-                kind: LocalKind::Val { tparams: vec![], ty: Type::i64() },
+                kind: LocalKind::Val {
+                    tparams: vec![],
+                    ty: Type::i64(),
+                },
                 span: s.span,
             });
             size_vars.push((s.clone(), v));
@@ -324,7 +453,25 @@ impl Checker<'_> {
                     format!("Size \"{}\" is also bound by the pattern.", s.name),
                 );
             }
-            let used = self.uni.zonk(&pt).size_vars().contains(v)
+            let zpt = self.uni.zonk(&pt);
+            let mut constructive = false;
+            zpt.each_size(&mut |s, c| {
+                if c && s.mentions(v) {
+                    constructive = true;
+                }
+            });
+            if !constructive && zpt.size_vars().contains(v) {
+                self.error(
+                    "unused-size",
+                    s.span,
+                    format!(
+                        "Cannot bind [{}] as it is only used inside a function type.",
+                        s.name
+                    ),
+                );
+                continue;
+            }
+            let used = zpt.size_vars().contains(v)
                 || !matches!(self.uni.zonk_size(&Size::Var(v.clone())), Size::Var(ref w) if w == v);
             if !used {
                 self.error(
@@ -337,8 +484,8 @@ impl Checker<'_> {
         // The size binders now stand for whatever sizes the value has; sizes that stayed
         // unknown are ambiguous.
         for (s, v) in &size_vars {
-            if let Size::Var(w) = self.uni.zonk_size(&Size::Var(v.clone())) {
-                if self.uni.is_free_var(&w) {
+            if let Size::Var(w) = self.uni.zonk_size(&Size::Var(v.clone()))
+                && self.uni.is_free_var(&w) {
                     self.error(
                         "ambiguous-size",
                         s.span,
@@ -346,7 +493,6 @@ impl Checker<'_> {
                     );
                     let _ = self.uni.unify_size(&Size::Var(w), &Size::Lit(0));
                 }
-            }
         }
         self.pending_irrefutable.push((pat.clone(), pt.clone()));
         self.bind_pat(&binds);
@@ -359,15 +505,43 @@ impl Checker<'_> {
     /// Sizes in a `let` body's type that refer to names going out of scope: a single `i64`
     /// variable bound to a size term is replaced by that term; anything else becomes a fresh
     /// unknown size produced by the `let`.
-    pub fn unscope(&mut self, t: &Type, binds: &[PatBind], value: Option<&Exp>, span: Span) -> Type {
+    pub fn unscope(
+        &mut self,
+        t: &Type,
+        binds: &[PatBind],
+        value: Option<&Exp>,
+        span: Span,
+    ) -> Type {
         let t = self.uni.zonk(t);
         let names: Vec<VName> = binds.iter().map(|b| b.vname.clone()).collect();
-        let mentioned: Vec<VName> = t.free_size_vars().into_iter().filter(|v| names.contains(v)).collect();
+        let mentioned: Vec<VName> = t
+            .free_size_vars()
+            .into_iter()
+            .filter(|v| names.contains(v))
+            .collect();
         if mentioned.is_empty() {
             return t;
         }
+        // An out-of-scope size in a function parameter makes the function unusable.
+        let mut in_param = None;
+        find_param_sizes(&t, &names, &mut in_param);
+        if let Some(v) = in_param {
+            self.error(
+                "unknown-param-def",
+                span,
+                format!(
+                    "Unknown size \"{}\" in parameter of a function type: the size goes out of scope, so the function could not be applied.",
+                    v.name()
+                ),
+            );
+        }
         let direct = match (binds, value) {
-            ([b], Some(v)) if matches!(self.uni.resolve(&b.ty), Type::Prim(crate::types::PrimType::I64)) => {
+            ([b], Some(v))
+                if matches!(
+                    self.uni.resolve(&b.ty),
+                    Type::Prim(crate::types::PrimType::I64)
+                ) =>
+            {
                 self.exp_to_size(v).map(|s| (b.vname.clone(), s))
             }
             _ => None,
@@ -377,7 +551,11 @@ impl Checker<'_> {
             match &direct {
                 Some((n, s)) if *n == v => map.push((v, s.clone())),
                 _ => {
-                    let u = self.new_unknown(v.name(), UnknownSource::OutOfScope(v.name().to_string()), span);
+                    let u = self.new_unknown(
+                        v.name(),
+                        UnknownSource::OutOfScope(v.name().to_string()),
+                        span,
+                    );
                     map.push((v, Size::Var(u)));
                 }
             }
@@ -396,7 +574,10 @@ impl Checker<'_> {
     ) -> Type {
         let r = self.check_function(tparams, params, ret, value, value.span, &[], None);
         let v = self.fresh(&name.name);
-        self.resolve_to(name.span, &DefRef::new(&v, DefKind::Local, Some(name.span), None));
+        self.resolve_to(
+            name.span,
+            &DefRef::new(&v, DefKind::Local, Some(name.span), None),
+        );
         self.record_type(name.span, &r.ty);
         let mark = self.scope_mark();
         self.level += 1;
@@ -404,7 +585,10 @@ impl Checker<'_> {
         self.locals.push(Local {
             name: Name::from(name.name.as_str()),
             vname: v,
-            kind: LocalKind::Val { tparams: r.tparams.clone(), ty: r.ty.clone() },
+            kind: LocalKind::Val {
+                tparams: r.tparams.clone(),
+                ty: r.ty.clone(),
+            },
             span: name.span,
         });
         let t = self.check_exp(body);
@@ -446,7 +630,13 @@ impl Checker<'_> {
     }
 
     /// `target with path = value`: the type of the target is unchanged.
-    pub fn check_update(&mut self, target: &Type, path: &[UpdateStep], value: &Exp, span: Span) -> Type {
+    pub fn check_update(
+        &mut self,
+        target: &Type,
+        path: &[UpdateStep],
+        value: &Exp,
+        span: Span,
+    ) -> Type {
         let vt = self.check_exp(value);
         let slot = self.update_slot(target, path, span);
         match slot {
@@ -469,9 +659,19 @@ impl Checker<'_> {
                 let sliced = path.iter().any(|s| {
                     matches!(s, UpdateStep::Index(idxs, _) if idxs.iter().any(|i| matches!(i, DimIndex::Slice { .. })))
                 });
-                let r = if sliced { self.uni.unify_ignoring_sizes(&slot_t, &vt) } else { self.uni.unify(&slot_t, &vt) };
+                let r = if sliced {
+                    self.uni.unify_ignoring_sizes(&slot_t, &vt)
+                } else {
+                    self.uni.unify(&slot_t, &vt)
+                };
                 if let Err(e) = r {
-                    self.report_unify(value.span, "Value of in-place update does not have the type of the updated part.", &slot_t, &vt, e);
+                    self.report_unify(
+                        value.span,
+                        "Value of in-place update does not have the type of the updated part.",
+                        &slot_t,
+                        &vt,
+                        e,
+                    );
                 }
             }
             None => {}
@@ -481,7 +681,12 @@ impl Checker<'_> {
 
     /// The type of the part of `t` designated by an update path, and the last field name
     /// when the path ends in a field.
-    fn update_slot(&mut self, t: &Type, path: &[UpdateStep], span: Span) -> Option<(Type, Option<String>)> {
+    fn update_slot(
+        &mut self,
+        t: &Type,
+        path: &[UpdateStep],
+        span: Span,
+    ) -> Option<(Type, Option<String>)> {
         let mut cur = t.clone();
         let mut last_field = None;
         for step in path {
@@ -495,7 +700,11 @@ impl Checker<'_> {
                                 self.error(
                                     "type-mismatch",
                                     f.span,
-                                    format!("Record of type \"{}\" has no field \"{}\" to update.", self.uni.zonk(&r), f.name),
+                                    format!(
+                                        "Record of type \"{}\" has no field \"{}\" to update.",
+                                        self.uni.zonk(&r),
+                                        f.name
+                                    ),
                                 );
                                 return None;
                             }

@@ -3,13 +3,14 @@
 
 use std::collections::BTreeMap;
 
+use futhark_syntax::Span;
 use futhark_syntax::ast::{
     Exp, ExpKind, Ident, LitKind, Literal, QualName, RangeKind, RecordField, TypeExp, UpdateStep,
 };
-use futhark_syntax::Span;
 
 use crate::checker::{Checker, LitValue, PendingLiteral, ValRef, qual_string};
 use crate::env::{Overload, Scheme};
+use crate::info::DefRef;
 use crate::typeexp::AnonMode;
 use crate::types::{Arrow, Liftedness, Name, PrimType, RetType, Size, Subst, TParam, Type};
 use crate::unify::{Constraint, UnknownSource};
@@ -18,7 +19,11 @@ impl Checker<'_> {
     pub fn check_literal(&mut self, lit: &Literal, negated: bool) -> Type {
         let (ty, value) = match &lit.kind {
             LitKind::Bool(_) => return Type::bool(),
-            LitKind::Int { value, negative, suffix } => {
+            LitKind::Int {
+                value,
+                negative,
+                suffix,
+            } => {
                 let ty = match suffix {
                     Some(s) => Type::Prim(PrimType::from_suffix(*s)),
                     None => Type::var(self.new_var_with(
@@ -35,7 +40,9 @@ impl Checker<'_> {
                     },
                 )
             }
-            LitKind::Float { negative, suffix, .. } => {
+            LitKind::Float {
+                negative, suffix, ..
+            } => {
                 let ty = match suffix {
                     Some(s) => Type::Prim(PrimType::from_suffix(*s)),
                     None => Type::var(self.new_var_with(
@@ -53,13 +60,23 @@ impl Checker<'_> {
                 )
             }
             LitKind::Char(_) => (
-                Type::var(self.new_var_with("t", Constraint::Overloaded(PrimType::numeric()), lit.span)),
+                Type::var(self.new_var_with(
+                    "t",
+                    Constraint::Overloaded(PrimType::numeric()),
+                    lit.span,
+                )),
                 LitValue::Char,
             ),
         };
         let suffixed = matches!(
             &lit.kind,
-            LitKind::Int { suffix: Some(_), .. } | LitKind::Float { suffix: Some(_), .. }
+            LitKind::Int {
+                suffix: Some(_),
+                ..
+            } | LitKind::Float {
+                suffix: Some(_),
+                ..
+            }
         );
         self.pending_literals.push(PendingLiteral {
             span: lit.span,
@@ -105,11 +122,19 @@ impl Checker<'_> {
         let binary = |t: Type, r: Type| Type::arrow(t.clone(), Type::arrow(t, r));
         match o {
             Overload::Arith => {
-                let t = Type::var(self.new_var_with("t", Constraint::Overloaded(PrimType::numeric()), span));
+                let t = Type::var(self.new_var_with(
+                    "t",
+                    Constraint::Overloaded(PrimType::numeric()),
+                    span,
+                ));
                 binary(t.clone(), t)
             }
             Overload::IntArith => {
-                let t = Type::var(self.new_var_with("t", Constraint::Overloaded(PrimType::integers()), span));
+                let t = Type::var(self.new_var_with(
+                    "t",
+                    Constraint::Overloaded(PrimType::integers()),
+                    span,
+                ));
                 binary(t.clone(), t)
             }
             Overload::Logic => binary(Type::bool(), Type::bool()),
@@ -118,7 +143,11 @@ impl Checker<'_> {
                 binary(t, Type::bool())
             }
             Overload::Ordering => {
-                let t = Type::var(self.new_var_with("t", Constraint::Overloaded(PrimType::ALL.to_vec()), span));
+                let t = Type::var(self.new_var_with(
+                    "t",
+                    Constraint::Overloaded(PrimType::ALL.to_vec()),
+                    span,
+                ));
                 binary(t, Type::bool())
             }
             Overload::Not => {
@@ -160,14 +189,22 @@ impl Checker<'_> {
                     match &env.mods[q.name.as_str()].m {
                         crate::env::Mod::Env(e) => {
                             let e = e.clone();
-                            self.info.resolutions.insert(q.span, env.mods[q.name.as_str()].def.clone());
+                            self.info
+                                .resolutions
+                                .insert(q.span, env.mods[q.name.as_str()].def.clone());
                             env = (*e).clone();
                         }
                         crate::env::Mod::Fun(_) => break,
                     }
                 } else if i > 0 && env.vals.contains_key(q.name.as_str()) {
                     let b = env.vals[q.name.as_str()].clone();
-                    self.resolve_to(q.span, &b.def);
+                    self.resolve_to(
+                        q.span,
+                        &DefRef {
+                            vname: b.vname.clone(),
+                            ..b.def.clone()
+                        },
+                    );
                     let mut t = self.instantiate(&ValRef::Global(b), q.span);
                     for f in qn.quals[i + 1..].iter().chain(std::iter::once(&qn.name)) {
                         t = self.project(&t, f, span);
@@ -182,33 +219,51 @@ impl Checker<'_> {
             self.error(
                 "underscore-use",
                 qn.span,
-                format!("Variable \"{}\" starts with an underscore and may not be used.", qn.name.name),
+                format!(
+                    "Variable \"{}\" starts with an underscore and may not be used.",
+                    qn.name.name
+                ),
             );
             return Type::Error;
         }
         let Some(r) = self.find_val(qn) else {
-            if !self.diags.iter().any(|d| d.span.start <= qn.span.start && d.span.end >= qn.span.end && d.is_error()) {
-                self.error("unknown-name", qn.span, format!("Unknown name \"{}\".", qual_string(qn)));
+            if !self
+                .diags
+                .iter()
+                .any(|d| d.span.start <= qn.span.start && d.span.end >= qn.span.end && d.is_error())
+            {
+                self.error(
+                    "unknown-name",
+                    qn.span,
+                    format!("Unknown name \"{}\".", qual_string(qn)),
+                );
             }
             return Type::Error;
         };
         let def = match &r {
             ValRef::Local { def, .. } => def.clone(),
-            ValRef::Global(b) => b.def.clone(),
+            // The binding's own name (which differs from the definition's inside functors
+            // and sealed modules) is what sizes refer to.
+            ValRef::Global(b) => DefRef {
+                vname: b.vname.clone(),
+                ..b.def.clone()
+            },
         };
-        if let (Some(q), ValRef::Global(_)) = (qn.quals.first(), &r) {
-            if q.name == "intrinsics" && !self.in_prelude {
+        if let (Some(q), ValRef::Global(_)) = (qn.quals.first(), &r)
+            && q.name == "intrinsics" && !self.in_prelude {
                 self.warn(
                     "intrinsics-use",
                     qn.span,
-                    format!("Using intrinsic \"{}\" directly; prefer the prelude.", qn.name.name),
+                    format!(
+                        "Using intrinsic \"{}\" directly; prefer the prelude.",
+                        qn.name.name
+                    ),
                 );
             }
-        }
         self.resolve_to(qn.span, &def);
         let in_head = std::mem::replace(&mut self.in_apply_head, false);
-        if let Some(rec) = &self.rec_info {
-            if rec.vname == def.vname {
+        if let Some(rec) = &self.rec_info
+            && rec.vname == def.vname {
                 self.rec_used = true;
                 if !in_head && rec.params.iter().any(|(_, f)| *f) {
                     let name = rec.name.clone();
@@ -221,10 +276,12 @@ impl Checker<'_> {
                     );
                 }
             }
-        }
         let before = self.def_vars.len();
         let t = self.instantiate(&r, span);
-        let origin = format!("instantiated size parameter of \"{}\", from use as function argument", qual_string(qn));
+        let origin = format!(
+            "instantiated size parameter of \"{}\", from use as function argument",
+            qual_string(qn)
+        );
         for v in self.def_vars[before..].to_vec() {
             self.var_origin.insert(v, origin.clone());
         }
@@ -251,7 +308,10 @@ impl Checker<'_> {
         let payload: Vec<Type> = args.iter().map(|a| self.check_exp(a)).collect();
         let v = self.new_var_with("sum", Constraint::Free(Liftedness::Lifted), span);
         let t = Type::var(v);
-        if let Err(e) = self.uni.must_have_constr(&t, &Name::from(c.name.as_str()), &payload) {
+        if let Err(e) = self
+            .uni
+            .must_have_constr(&t, &Name::from(c.name.as_str()), &payload)
+        {
             self.error("type-mismatch", span, e.message());
         }
         t
@@ -304,14 +364,19 @@ impl Checker<'_> {
         let t0 = self.check_exp(&es[0]);
         for e in &es[1..] {
             let t = self.check_exp(e);
-            self.expect(e.span, "Elements of array literal have different types.", &t0, &t);
+            self.expect(
+                e.span,
+                "Elements of array literal have different types.",
+                &t0,
+                &t,
+            );
         }
         if let Err(err) = self.uni.zero_order(&t0) {
             self.error(
                 "functional-array",
                 span,
                 format!(
-                    "Cannot create array of functional type \"{}\": {}",
+                    "Cannot create array: the array element type \"{}\" is lifted or functional. {}",
                     self.uni.zonk(&t0),
                     err.message()
                 ),
@@ -329,7 +394,9 @@ impl Checker<'_> {
         };
         let saved = self.env.clone();
         self.env.extend(&menv);
+        self.qual_open.push((self.locals.len(), menv.clone()));
         let t = self.check_exp(inner);
+        self.qual_open.pop();
         self.env = saved;
         t
     }
@@ -348,7 +415,11 @@ impl Checker<'_> {
             self.error(
                 "type-mismatch",
                 span,
-                format!("Cannot negate a value of type \"{}\": {}", self.uni.zonk(&t), e.message()),
+                format!(
+                    "Cannot negate a value of type \"{}\": {}",
+                    self.uni.zonk(&t),
+                    e.message()
+                ),
             );
         }
         t
@@ -377,36 +448,63 @@ impl Checker<'_> {
     ) -> Type {
         let ts = self.check_exp(start);
         if let Err(e) = self.uni.must_be_one_of(&ts, &PrimType::integers()) {
-            self.error("type-mismatch", start.span, format!("Range bounds must be integers: {}", e.message()));
+            self.error(
+                "type-mismatch",
+                start.span,
+                format!("Range bounds must be integers: {}", e.message()),
+            );
         }
         if let Some(s) = second {
             let t2 = self.check_exp(s);
-            self.expect(s.span, "Range components must have the same type.", &ts, &t2);
+            self.expect(
+                s.span,
+                "Range components must have the same type.",
+                &ts,
+                &t2,
+            );
         }
         let te = self.check_exp(end);
-        self.expect(end.span, "Range components must have the same type.", &ts, &te);
+        self.expect(
+            end.span,
+            "Range components must have the same type.",
+            &ts,
+            &te,
+        );
         let is_lit = |e: &Exp, n: u128| matches!(&strip(e).kind, ExpKind::Literal(Literal { kind: LitKind::Int { value, negative: false, .. }, .. }) if *value == n);
-        let elem_ok = matches!(self.uni.resolve(&ts), Type::Prim(PrimType::I64) | Type::Var(_));
+        let elem_ok = matches!(
+            self.uni.resolve(&ts),
+            Type::Prim(PrimType::I64) | Type::Var(_)
+        );
         let size = if !elem_ok {
             None
         } else {
             match (second, kind) {
                 (None, RangeKind::UpToExclusive) if is_lit(start, 0) => self.exp_to_size(end),
-                (Some(s), RangeKind::UpToExclusive) if is_lit(start, 0) && is_lit(s, 1) => self.exp_to_size(end),
-                (Some(s), RangeKind::Inclusive) if is_lit(start, 1) && is_lit(s, 2) => self.exp_to_size(end),
+                (Some(s), RangeKind::UpToExclusive) if is_lit(start, 0) && is_lit(s, 1) => {
+                    self.exp_to_size(end)
+                }
+                (Some(s), RangeKind::Inclusive) if is_lit(start, 1) && is_lit(s, 2) => {
+                    self.exp_to_size(end)
+                }
                 (None, RangeKind::UpToExclusive) => {
                     match (self.exp_to_size(end), self.exp_to_size(start)) {
                         (Some(b), Some(a)) => self.size_binop("-", b, a),
                         _ => None,
                     }
                 }
-                (None, RangeKind::Inclusive) => match (self.exp_to_size(end), self.exp_to_size(start)) {
-                    (Some(b), Some(a)) => {
-                        let d = if is_lit(start, 0) { Some(b) } else { self.size_binop("-", b, a) };
-                        d.and_then(|d| self.size_binop("+", d, Size::Lit(1)))
+                (None, RangeKind::Inclusive) => {
+                    match (self.exp_to_size(end), self.exp_to_size(start)) {
+                        (Some(b), Some(a)) => {
+                            let d = if is_lit(start, 0) {
+                                Some(b)
+                            } else {
+                                self.size_binop("-", b, a)
+                            };
+                            d.and_then(|d| self.size_binop("+", d, Size::Lit(1)))
+                        }
+                        _ => None,
                     }
-                    _ => None,
-                },
+                }
                 _ => None,
             }
         };
@@ -425,7 +523,12 @@ impl Checker<'_> {
     pub(crate) fn check_ascript(&mut self, inner: &Exp, te: &TypeExp) -> Type {
         let t = self.check_exp(inner);
         let r = self.resolve_type(te, AnonMode::Ascribe);
-        self.expect(inner.span, "Expression does not have expected type from type ascription.", &r.ty, &t);
+        self.expect(
+            inner.span,
+            "Expression does not have expected type from type ascription.",
+            &r.ty,
+            &t,
+        );
         let u = self.uni.resolve(&t).is_unique();
         r.ty.with_unique(u)
     }
@@ -434,17 +537,33 @@ impl Checker<'_> {
         let t = self.check_exp(inner);
         let r = self.resolve_type(te, AnonMode::Coerce);
         if let Err(e) = self.uni.unify_ignoring_sizes(&r.ty, &t) {
-            self.report_unify(span, "Expression does not have expected type in size coercion.", &r.ty, &t, e);
+            self.report_unify(
+                span,
+                "Expression does not have expected type in size coercion.",
+                &r.ty,
+                &t,
+                e,
+            );
         }
         r.ty
     }
 
     pub(crate) fn check_if(&mut self, cond: &Exp, then: &Exp, els: &Exp, span: Span) -> Type {
         let tc = self.check_exp(cond);
-        self.expect(cond.span, "Condition of if-expression must have type bool.", &Type::bool(), &tc);
+        self.expect(
+            cond.span,
+            "Condition of if-expression must have type bool.",
+            &Type::bool(),
+            &tc,
+        );
         let t1 = self.check_exp(then);
         let t2 = self.check_exp(els);
-        let t = self.branch_type(&t1, &t2, span, "Branches of if-expression have different types.");
+        let t = self.branch_type(
+            &t1,
+            &t2,
+            span,
+            "Branches of if-expression have different types.",
+        );
         self.no_function_result(&t, span, "Conditional expression");
         t
     }
@@ -470,11 +589,18 @@ impl Checker<'_> {
 
     /// `if`, `match` and loops may not return functions.
     pub fn no_function_result(&mut self, t: &Type, span: Span, what: &str) {
-        if let Err(e) = self.uni.zero_order(t) {
+        if let Err(e) = self
+            .uni
+            .at_most_lifted(t, crate::types::Liftedness::SizeLifted)
+        {
             self.error(
                 "functional-branch",
                 span,
-                format!("{what} may not be of function type \"{}\". {}", self.uni.zonk(t), e.message()),
+                format!(
+                    "{what} may not be of function type \"{}\". {}",
+                    self.uni.zonk(t),
+                    e.message()
+                ),
             );
         }
     }
@@ -547,13 +673,22 @@ pub fn exp_summary(e: &Exp) -> String {
         match &e.kind {
             ExpKind::Var(qn) => qual_string(qn),
             ExpKind::Literal(l) => match &l.kind {
-                LitKind::Int { value, negative, suffix } => format!(
+                LitKind::Int {
+                    value,
+                    negative,
+                    suffix,
+                } => format!(
                     "{}{}{}",
                     if *negative { "-" } else { "" },
                     value,
                     suffix.map(|s| s.name()).unwrap_or("")
                 ),
-                LitKind::Float { text, negative, suffix, .. } => format!(
+                LitKind::Float {
+                    text,
+                    negative,
+                    suffix,
+                    ..
+                } => format!(
                     "{}{}{}",
                     if *negative { "-" } else { "" },
                     text,
@@ -565,7 +700,10 @@ pub fn exp_summary(e: &Exp) -> String {
             ExpKind::Parens(x) => format!("({})", go(x, depth + 1)),
             ExpKind::Tuple(xs) => format!(
                 "({})",
-                xs.iter().map(|x| go(x, depth + 1)).collect::<Vec<_>>().join(", ")
+                xs.iter()
+                    .map(|x| go(x, depth + 1))
+                    .collect::<Vec<_>>()
+                    .join(", ")
             ),
             ExpKind::Apply(f, args) => {
                 let mut s = go(f, depth + 1);

@@ -1,8 +1,8 @@
 //! Indexing and slicing: `a[i]`, `a[i:j]`, `a[:n]`, `a[::-1]`, including the sizes of slices
 //! that are known statically.
 
-use futhark_syntax::ast::{DimIndex, Exp, ExpKind, LitKind};
 use futhark_syntax::Span;
+use futhark_syntax::ast::{DimIndex, Exp, ExpKind, LitKind};
 
 use crate::checker::Checker;
 use crate::types::{PrimType, Size, Type};
@@ -11,8 +11,17 @@ use crate::unify::{Constraint, UnknownSource};
 fn is_neg_one(e: &Exp) -> bool {
     match &e.kind {
         ExpKind::Parens(x) => is_neg_one(x),
-        ExpKind::Negate(x) => matches!(&x.kind, ExpKind::Literal(l) if matches!(l.kind, LitKind::Int { value: 1, .. })),
-        ExpKind::Literal(l) => matches!(l.kind, LitKind::Int { value: 1, negative: true, .. }),
+        ExpKind::Negate(x) => {
+            matches!(&x.kind, ExpKind::Literal(l) if matches!(l.kind, LitKind::Int { value: 1, .. }))
+        }
+        ExpKind::Literal(l) => matches!(
+            l.kind,
+            LitKind::Int {
+                value: 1,
+                negative: true,
+                ..
+            }
+        ),
         _ => false,
     }
 }
@@ -33,10 +42,18 @@ impl Checker<'_> {
             Type::Array(a) if a.shape.len() >= idxs.len() => r.clone(),
             Type::Var(v) if self.uni.is_free_var(&v.name) => {
                 let elem = self.new_tyvar("t", span);
-                let shape = (0..idxs.len()).map(|_| Size::Var(self.new_sizevar("n", span))).collect();
+                let shape = (0..idxs.len())
+                    .map(|_| Size::Var(self.new_sizevar("n", span)))
+                    .collect();
                 let at = Type::array(elem, shape, false);
                 if let Err(e) = self.uni.unify(&r, &at) {
-                    self.report_unify(span, "Cannot index a value that is not an array.", &at, &r, e);
+                    self.report_unify(
+                        span,
+                        "Cannot index a value that is not an array.",
+                        &at,
+                        &r,
+                        e,
+                    );
                     self.check_index_exps(idxs);
                     return Type::Error;
                 }
@@ -67,24 +84,44 @@ impl Checker<'_> {
                 DimIndex::Fix(e) => {
                     let it = self.check_exp(e);
                     if let Err(err) = self.uni.must_be_one_of(&it, &PrimType::integers()) {
-                        self.error("type-mismatch", e.span, format!("Index must be an integer: {}", err.message()));
+                        self.error(
+                            "type-mismatch",
+                            e.span,
+                            format!("Index must be an integer: {}", err.message()),
+                        );
                     }
                 }
-                DimIndex::Slice { start, end, stride, span: sp } => {
+                DimIndex::Slice {
+                    start,
+                    end,
+                    stride,
+                    span: _sp,
+                } => {
                     for x in [start, end, stride].into_iter().flatten() {
                         let xt = self.check_exp(x);
-                        self.expect(x.span, "Slice bounds must have type i64.", &Type::i64(), &xt);
+                        self.expect(
+                            x.span,
+                            "Slice bounds must have type i64.",
+                            &Type::i64(),
+                            &xt,
+                        );
                     }
                     let size = match (start, end, stride) {
                         (None, None, None) => Some(self.uni.zonk_size(d)),
                         (None, None, Some(s)) if is_neg_one(s) => Some(self.uni.zonk_size(d)),
                         (None, Some(j), None) => self.exp_to_size(j),
-                        (Some(i), Some(j), None) => match (self.exp_to_size(j), self.exp_to_size(i)) {
-                            (Some(j), Some(i)) => {
-                                if i == Size::Lit(0) { Some(j) } else { self.size_binop("-", j, i) }
+                        (Some(i), Some(j), None) => {
+                            match (self.exp_to_size(j), self.exp_to_size(i)) {
+                                (Some(j), Some(i)) => {
+                                    if i == Size::Lit(0) {
+                                        Some(j)
+                                    } else {
+                                        self.size_binop("-", j, i)
+                                    }
+                                }
+                                _ => None,
                             }
-                            _ => None,
-                        },
+                        }
                         (Some(i), None, None) => match self.exp_to_size(i) {
                             Some(Size::Lit(0)) => Some(self.uni.zonk_size(d)),
                             Some(i) => self.size_binop("-", self.uni.zonk_size(d), i),
@@ -111,7 +148,9 @@ impl Checker<'_> {
                 DimIndex::Fix(e) => {
                     self.check_exp(e);
                 }
-                DimIndex::Slice { start, end, stride, .. } => {
+                DimIndex::Slice {
+                    start, end, stride, ..
+                } => {
                     for x in [start, end, stride].into_iter().flatten() {
                         self.check_exp(x);
                     }

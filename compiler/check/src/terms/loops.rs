@@ -4,8 +4,8 @@
 //! body's result; the others vary between iterations and become unknown sizes of the loop's
 //! result.
 
-use futhark_syntax::ast::{Exp, ExpKind, LoopForm, Pat, PatKind, QualName};
 use futhark_syntax::Span;
+use futhark_syntax::ast::{Exp, ExpKind, LoopForm, Pat, PatKind, QualName};
 
 use crate::checker::Checker;
 use crate::terms::pat::PatBind;
@@ -14,7 +14,14 @@ use crate::types::{PrimType, Size, Type, VName};
 use crate::unify::UnknownSource;
 
 impl Checker<'_> {
-    pub fn check_loop(&mut self, pat: &Pat, init: Option<&Exp>, form: &LoopForm, body: &Exp, span: Span) -> Type {
+    pub fn check_loop(
+        &mut self,
+        pat: &Pat,
+        init: Option<&Exp>,
+        form: &LoopForm,
+        body: &Exp,
+        span: Span,
+    ) -> Type {
         let init_t = match init {
             Some(e) => self.check_exp(e),
             None => self.loop_init_from_pattern(pat),
@@ -30,30 +37,52 @@ impl Checker<'_> {
         let mut binds: Vec<PatBind> = Vec::new();
         let pt = self.check_pat(pat, None, AnonMode::Param, &mut binds);
         if let Err(e) = self.uni.unify(&pt, &param_t) {
-            self.report_unify(pat.span, "Initial value of loop does not match the loop parameter.", &pt, &param_t, e);
+            self.report_unify(
+                pat.span,
+                "Initial value of loop does not match the loop parameter.",
+                &pt,
+                &param_t,
+                e,
+            );
         }
-        if let Err(e) = self.uni.zero_order(&pt) {
+        if let Err(e) = self
+            .uni
+            .at_most_lifted(&pt, crate::types::Liftedness::SizeLifted)
+        {
             self.error(
                 "functional-loop",
                 pat.span,
-                format!("Loop parameters may not be of function type: {}", e.message()),
+                format!(
+                    "Loop parameters may not be of function type: {}",
+                    e.message()
+                ),
             );
         }
         self.pending_irrefutable.push((pat.clone(), pt.clone()));
         self.bind_pat(&binds);
-        self.loop_param_binds.insert(pat.span, binds.iter().map(|b| b.vname.clone()).collect());
+        self.loop_param_binds
+            .insert(pat.span, binds.iter().map(|b| b.vname.clone()).collect());
 
         match form {
             LoopForm::For { var, bound } => {
                 let bt = self.check_exp(bound);
                 if let Err(e) = self.uni.must_be_one_of(&bt, &PrimType::integers()) {
-                    self.error("type-mismatch", bound.span, format!("Loop bound must be an integer: {}", e.message()));
+                    self.error(
+                        "type-mismatch",
+                        bound.span,
+                        format!("Loop bound must be an integer: {}", e.message()),
+                    );
                 }
                 let v = self.fresh(&var.name);
                 self.record_type(var.span, &bt);
                 self.resolve_to(
                     var.span,
-                    &crate::info::DefRef::new(&v, crate::info::DefKind::Local, Some(var.span), None),
+                    &crate::info::DefRef::new(
+                        &v,
+                        crate::info::DefKind::Local,
+                        Some(var.span),
+                        None,
+                    ),
                 );
                 self.bind_local(var, v, bt);
             }
@@ -63,7 +92,13 @@ impl Checker<'_> {
                 let n = self.new_sizevar("n", array.span);
                 let arr = Type::array(elem.clone(), vec![Size::Var(n)], false);
                 if let Err(e) = self.uni.unify(&arr, &at) {
-                    self.report_unify(array.span, "Loop iterates over a value that is not an array.", &arr, &at, e);
+                    self.report_unify(
+                        array.span,
+                        "Loop iterates over a value that is not an array.",
+                        &arr,
+                        &at,
+                        e,
+                    );
                 }
                 let elem = self.uni.resolve(&at).row().unwrap_or(elem);
                 let mut ib = Vec::new();
@@ -73,7 +108,12 @@ impl Checker<'_> {
             }
             LoopForm::While(cond) => {
                 let ct = self.check_exp(cond);
-                self.expect(cond.span, "Condition of while-loop must have type bool.", &Type::bool(), &ct);
+                self.expect(
+                    cond.span,
+                    "Condition of while-loop must have type bool.",
+                    &Type::bool(),
+                    &ct,
+                );
             }
         }
 
@@ -81,16 +121,45 @@ impl Checker<'_> {
         self.scope_reset(mark);
         self.level -= 1;
 
+        // A parameter's size may not be a size made inside the loop body.
+        for (g, _) in &gens {
+            if let Size::Var(u) = self.uni.zonk_size(&Size::Var(g.clone())) {
+                let inner = self
+                    .uni
+                    .rigid
+                    .get(&u)
+                    .is_some_and(|r| r.unknown.is_some() && r.level > self.level);
+                if inner {
+                    self.error(
+                        "loop-variant-escape",
+                        body.span,
+                        format!(
+                            "The size of a loop parameter is \"{}\", a size created inside the loop body.",
+                            u.name()
+                        ),
+                    );
+                    return Type::Error;
+                }
+            }
+        }
         // Compare the body's result with the parameter, position by position.
         let pz = self.uni.zonk(&pt);
         let bz = self.uni.zonk(&bt);
         if let Err(e) = self.uni.unify_ignoring_sizes(&pz, &bz) {
-            self.report_unify(body.span, "Loop body does not have expected type.", &pz, &bz, e);
+            self.report_unify(
+                body.span,
+                "Loop body does not have expected type.",
+                &pz,
+                &bz,
+                e,
+            );
             return Type::Error;
         }
         let mut pairs = Vec::new();
         collect_dims(&self.uni.zonk(&pz), &self.uni.zonk(&bz), &mut pairs);
-        let init_of = |gens: &[(VName, Size)], g: &VName| gens.iter().find(|(x, _)| x == g).map(|(_, s)| s.clone());
+        let init_of = |gens: &[(VName, Size)], g: &VName| {
+            gens.iter().find(|(x, _)| x == g).map(|(_, s)| s.clone())
+        };
         let mut variant: Vec<(VName, Size)> = Vec::new();
         let mut invariant: Vec<VName> = Vec::new();
         for (p, b) in pairs {
@@ -106,12 +175,17 @@ impl Checker<'_> {
                     }
                 }
                 _ => {
-                    if p != b {
-                        if let Err(e) = self.uni.unify_size(&p, &b) {
-                            self.report_unify(body.span, "Loop body does not have expected type.", &pz, &bz, e);
+                    if p != b
+                        && let Err(e) = self.uni.unify_size(&p, &b) {
+                            self.report_unify(
+                                body.span,
+                                "Loop body does not have expected type.",
+                                &pz,
+                                &bz,
+                                e,
+                            );
                             return Type::Error;
                         }
-                    }
                 }
             }
         }
@@ -122,15 +196,23 @@ impl Checker<'_> {
                 expected: self.uni.zonk_size(&init),
                 actual: b.clone(),
             };
-            self.report_unify(body.span, "Loop body does not have expected type.", &pz, &bz, err);
+            self.report_unify(
+                body.span,
+                "Loop body does not have expected type.",
+                &pz,
+                &bz,
+                err,
+            );
             return Type::Error;
         }
         // Invariant sizes are the initial ones; variant sizes are unknown after the loop.
         let mut loop_unknowns = Vec::new();
-        for (g, init_size) in &gens {
+        for (g, _init_size) in &gens {
             if variant.iter().any(|(x, _)| x == g) && self.uni.is_free_var(g) {
                 let u = self.new_unknown(g.name(), UnknownSource::Loop, span);
-                let _ = self.uni.unify_size(&Size::Var(g.clone()), &Size::Var(u.clone()));
+                let _ = self
+                    .uni
+                    .unify_size(&Size::Var(g.clone()), &Size::Var(u.clone()));
                 loop_unknowns.push(Size::Var(u));
             }
         }
@@ -166,7 +248,13 @@ impl Checker<'_> {
         self.regen(t, span, gens, &mut map)
     }
 
-    fn regen(&mut self, t: &Type, span: Span, gens: &mut Vec<(VName, Size)>, map: &mut Vec<(Size, Size)>) -> Type {
+    fn regen(
+        &mut self,
+        t: &Type,
+        span: Span,
+        gens: &mut Vec<(VName, Size)>,
+        map: &mut Vec<(Size, Size)>,
+    ) -> Type {
         match t {
             Type::Array(a) => {
                 let shape = a
@@ -190,7 +278,12 @@ impl Checker<'_> {
             ),
             Type::Sum(cs) => Type::Sum(
                 cs.iter()
-                    .map(|(k, xs)| (k.clone(), xs.iter().map(|x| self.regen(x, span, gens, map)).collect()))
+                    .map(|(k, xs)| {
+                        (
+                            k.clone(),
+                            xs.iter().map(|x| self.regen(x, span, gens, map)).collect(),
+                        )
+                    })
                     .collect(),
             ),
             _ => t.clone(),
@@ -216,11 +309,20 @@ impl Checker<'_> {
             }
             PatKind::Record(fs) => Type::Record(
                 fs.iter()
-                    .map(|(f, p)| (crate::types::Name::from(f.name.as_str()), self.loop_init_from_pattern(p)))
+                    .map(|(f, p)| {
+                        (
+                            crate::types::Name::from(f.name.as_str()),
+                            self.loop_init_from_pattern(p),
+                        )
+                    })
                     .collect(),
             ),
             _ => {
-                self.error("type-error", pat.span, "Loop without initial value needs a pattern of variables.");
+                self.error(
+                    "type-error",
+                    pat.span,
+                    "Loop without initial value needs a pattern of variables.",
+                );
                 Type::Error
             }
         }

@@ -1,8 +1,8 @@
 //! `match` expressions and the exhaustiveness check (a usefulness test over pattern
 //! matrices, run once the scrutinee's type is fully known at the end of the definition).
 
-use futhark_syntax::ast::{Case, Exp, LitKind, Pat, PatKind};
 use futhark_syntax::Span;
+use futhark_syntax::ast::{Case, Exp, LitKind, Pat, PatKind};
 
 use crate::checker::Checker;
 use crate::typeexp::AnonMode;
@@ -35,7 +35,12 @@ impl Checker<'_> {
             let bt = self.unscope(&bt, &binds, None, span);
             result = Some(match result {
                 None => bt,
-                Some(r) => self.branch_type(&r, &bt, span, "Branches of match-expression have different types."),
+                Some(r) => self.branch_type(
+                    &r,
+                    &bt,
+                    span,
+                    "Branches of match-expression have different types.",
+                ),
             });
         }
         let t = result.unwrap_or(Type::Error);
@@ -63,30 +68,46 @@ impl Checker<'_> {
         let t = self.uni.resolve(t);
         match &p.kind {
             PatKind::Id(_) | PatKind::Wildcard | PatKind::Error => SPat::Wild,
-            PatKind::Parens(q) | PatKind::Attr(_, q) | PatKind::Ascript(q, _) => self.simplify(q, &t),
+            PatKind::Parens(q) | PatKind::Attr(_, q) | PatKind::Ascript(q, _) => {
+                self.simplify(q, &t)
+            }
             PatKind::Tuple(ps) => {
                 let ts: Vec<Type> = match t.as_tuple() {
                     Some(ts) if ts.len() == ps.len() => ts.into_iter().cloned().collect(),
                     _ => vec![Type::Error; ps.len()],
                 };
-                SPat::Con(Name::from("{}"), ps.iter().zip(&ts).map(|(q, t)| self.simplify(q, t)).collect())
+                SPat::Con(
+                    Name::from("{}"),
+                    ps.iter()
+                        .zip(&ts)
+                        .map(|(q, t)| self.simplify(q, t))
+                        .collect(),
+                )
             }
             PatKind::Record(fs) => match &t {
                 Type::Record(m) => SPat::Con(
                     Name::from("{}"),
                     m.iter()
-                        .map(|(k, ft)| match fs.iter().find(|(f, _)| f.name.as_str() == &**k) {
-                            Some((_, q)) => self.simplify(q, ft),
-                            None => SPat::Wild,
-                        })
+                        .map(
+                            |(k, ft)| match fs.iter().find(|(f, _)| f.name.as_str() == &**k) {
+                                Some((_, q)) => self.simplify(q, ft),
+                                None => SPat::Wild,
+                            },
+                        )
                         .collect(),
                 ),
                 _ => SPat::Wild,
             },
             PatKind::Literal(l) => match &l.kind {
-                LitKind::Bool(b) => SPat::Con(Name::from(if *b { "true" } else { "false" }), vec![]),
-                LitKind::Int { value, negative, .. } => SPat::Lit(format!("{}{value}", if *negative { "-" } else { "" })),
-                LitKind::Float { text, negative, .. } => SPat::Lit(format!("{}{text}", if *negative { "-" } else { "" })),
+                LitKind::Bool(b) => {
+                    SPat::Con(Name::from(if *b { "true" } else { "false" }), vec![])
+                }
+                LitKind::Int {
+                    value, negative, ..
+                } => SPat::Lit(format!("{}{value}", if *negative { "-" } else { "" })),
+                LitKind::Float { text, negative, .. } => {
+                    SPat::Lit(format!("{}{text}", if *negative { "-" } else { "" }))
+                }
                 LitKind::Char(c) => SPat::Lit(format!("{c}")),
             },
             PatKind::Constr(c, ps) => {
@@ -108,7 +129,11 @@ impl Checker<'_> {
     /// The complete set of constructors of a type, with their argument types, if finite.
     fn signature(&self, t: &Type) -> Option<Vec<(Name, Vec<Type>)>> {
         match self.uni.resolve(t) {
-            Type::Sum(cs) => Some(cs.into_iter().map(|(k, ts)| (Name::from(format!("#{k}")), ts)).collect()),
+            Type::Sum(cs) => Some(
+                cs.into_iter()
+                    .map(|(k, ts)| (Name::from(format!("#{k}")), ts))
+                    .collect(),
+            ),
             Type::Record(fs) => Some(vec![(Name::from("{}"), fs.into_values().collect())]),
             Type::Prim(crate::types::PrimType::Bool) => Some(vec![
                 (Name::from("false"), vec![]),
@@ -119,7 +144,13 @@ impl Checker<'_> {
     }
 
     /// If `q` matches a value no row matches, returns such a value (as patterns).
-    fn useful(&self, rows: &[Vec<SPat>], q: &[SPat], tys: &[Type], depth: u32) -> Option<Vec<SPat>> {
+    fn useful(
+        &self,
+        rows: &[Vec<SPat>],
+        q: &[SPat],
+        tys: &[Type],
+        depth: u32,
+    ) -> Option<Vec<SPat>> {
         if depth > 200 {
             return None;
         }
@@ -136,7 +167,8 @@ impl Checker<'_> {
                 nq.extend_from_slice(&q[1..]);
                 let mut ntys = arg_tys;
                 ntys.extend_from_slice(rest_tys);
-                self.useful(&srows, &nq, &ntys, depth + 1).map(|w| rebuild(c, args.len(), w))
+                self.useful(&srows, &nq, &ntys, depth + 1)
+                    .map(|w| rebuild(c, args.len(), w))
             }
             SPat::Lit(l) => {
                 let srows: Vec<Vec<SPat>> = rows
@@ -147,10 +179,11 @@ impl Checker<'_> {
                         _ => None,
                     })
                     .collect();
-                self.useful(&srows, &q[1..], rest_tys, depth + 1).map(|mut w| {
-                    w.insert(0, SPat::Lit(l.clone()));
-                    w
-                })
+                self.useful(&srows, &q[1..], rest_tys, depth + 1)
+                    .map(|mut w| {
+                        w.insert(0, SPat::Lit(l.clone()));
+                        w
+                    })
             }
             SPat::Wild => {
                 let used: Vec<Name> = rows
@@ -182,18 +215,21 @@ impl Checker<'_> {
                             .filter(|r| matches!(r[0], SPat::Wild))
                             .map(|r| r[1..].to_vec())
                             .collect();
-                        self.useful(&drows, &q[1..], rest_tys, depth + 1).map(|mut w| {
-                            let missing = match &sig {
-                                Some(sig) => sig
-                                    .iter()
-                                    .find(|(c, _)| !used.contains(c))
-                                    .map(|(c, ts)| SPat::Con(c.clone(), vec![SPat::Wild; ts.len()]))
-                                    .unwrap_or(SPat::Wild),
-                                None => SPat::Wild,
-                            };
-                            w.insert(0, missing);
-                            w
-                        })
+                        self.useful(&drows, &q[1..], rest_tys, depth + 1)
+                            .map(|mut w| {
+                                let missing = match &sig {
+                                    Some(sig) => sig
+                                        .iter()
+                                        .find(|(c, _)| !used.contains(c))
+                                        .map(|(c, ts)| {
+                                            SPat::Con(c.clone(), vec![SPat::Wild; ts.len()])
+                                        })
+                                        .unwrap_or(SPat::Wild),
+                                    None => SPat::Wild,
+                                };
+                                w.insert(0, missing);
+                                w
+                            })
                     }
                 }
             }
@@ -201,13 +237,11 @@ impl Checker<'_> {
     }
 
     fn con_arg_types(&self, t: &Type, c: &Name, n: usize) -> Vec<Type> {
-        if let Some(sig) = self.signature(t) {
-            if let Some((_, ts)) = sig.into_iter().find(|(k, _)| k == c) {
-                if ts.len() == n {
+        if let Some(sig) = self.signature(t)
+            && let Some((_, ts)) = sig.into_iter().find(|(k, _)| k == c)
+                && ts.len() == n {
                     return ts;
                 }
-            }
-        }
         vec![Type::Error; n]
     }
 }
@@ -244,7 +278,10 @@ fn show_spat(p: &SPat) -> String {
         SPat::Wild => "_".into(),
         SPat::Lit(l) => l.clone(),
         SPat::Con(c, args) if &**c == "{}" => {
-            format!("({})", args.iter().map(show_spat).collect::<Vec<_>>().join(", "))
+            format!(
+                "({})",
+                args.iter().map(show_spat).collect::<Vec<_>>().join(", ")
+            )
         }
         SPat::Con(c, args) if args.is_empty() => c.to_string(),
         SPat::Con(c, args) => {

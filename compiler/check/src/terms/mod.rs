@@ -68,41 +68,80 @@ impl Checker<'_> {
                     self.error(
                         "type-mismatch",
                         e.span,
-                        format!("Cannot apply \"!\" to a value of type \"{}\": {}", self.uni.zonk(&t), err.message()),
+                        format!(
+                            "Cannot apply \"!\" to a value of type \"{}\": {}",
+                            self.uni.zonk(&t),
+                            err.message()
+                        ),
                     );
                 }
                 t
             }
-            ExpKind::BinOp { op, backticked: _, lhs, rhs } => self.check_binop(e, op, lhs, rhs),
+            ExpKind::BinOp {
+                op,
+                backticked: _,
+                lhs,
+                rhs,
+            } => self.check_binop(e, op, lhs, rhs),
             ExpKind::OpSection { op, .. } => self.check_op_section(op, e.span),
             ExpKind::LeftSection { op, lhs, .. } => self.check_left_section(op, lhs, e.span),
             ExpKind::RightSection { op, rhs, .. } => self.check_right_section(op, rhs, e.span),
             ExpKind::ProjectSection(steps) => self.check_project_section(steps, e.span),
-            ExpKind::Range { start, second, end, kind } => {
-                self.check_range(start, second.as_deref(), end, *kind, e.span)
-            }
+            ExpKind::Range {
+                start,
+                second,
+                end,
+                kind,
+            } => self.check_range(start, second.as_deref(), end, *kind, e.span),
             ExpKind::Ascript(inner, te) => self.check_ascript(inner, te),
             ExpKind::Coerce(inner, te) => self.check_coerce(inner, te, e.span),
             ExpKind::If { cond, then, els } => self.check_if(cond, then, els, e.span),
-            ExpKind::Let { sizes, pat, value, body } => self.check_let(sizes, pat, value, body, e.span),
-            ExpKind::LetFun { name, tparams, params, ret, value, body } => {
-                self.check_letfun(name, tparams, params, ret.as_ref(), value, body)
-            }
-            ExpKind::LetWith { dest, path, value, body } => {
-                self.check_letwith(dest, path, value, body, e.span)
-            }
-            ExpKind::Update { target, path, value } => {
+            ExpKind::Let {
+                sizes,
+                pat,
+                value,
+                body,
+            } => self.check_let(sizes, pat, value, body, e.span),
+            ExpKind::LetFun {
+                name,
+                tparams,
+                params,
+                ret,
+                value,
+                body,
+            } => self.check_letfun(name, tparams, params, ret.as_ref(), value, body),
+            ExpKind::LetWith {
+                dest,
+                path,
+                value,
+                body,
+            } => self.check_letwith(dest, path, value, body, e.span),
+            ExpKind::Update {
+                target,
+                path,
+                value,
+            } => {
                 let t = self.check_exp(target);
                 self.check_update(&t, path, value, e.span)
             }
-            ExpKind::Loop { pat, init, form, body } => {
-                self.check_loop(pat, init.as_deref(), form, body, e.span)
-            }
+            ExpKind::Loop {
+                pat,
+                init,
+                form,
+                body,
+            } => self.check_loop(pat, init.as_deref(), form, body, e.span),
             ExpKind::Match { scrutinee, cases } => self.check_match(scrutinee, cases, e.span),
-            ExpKind::Lambda { params, ret, body } => self.check_lambda(params, ret.as_ref(), body, e.span),
+            ExpKind::Lambda { params, ret, body } => {
+                self.check_lambda(params, ret.as_ref(), body, e.span)
+            }
             ExpKind::Assert { cond, body } => {
                 let t = self.check_exp(cond);
-                self.expect(cond.span, "Condition of assertion must have type bool.", &Type::bool(), &t);
+                self.expect(
+                    cond.span,
+                    "Condition of assertion must have type bool.",
+                    &Type::bool(),
+                    &t,
+                );
                 self.check_exp(body)
             }
             ExpKind::Attr(_, inner) => self.check_exp(inner),

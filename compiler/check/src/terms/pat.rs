@@ -60,7 +60,9 @@ impl Checker<'_> {
                 Some(t) => t.clone(),
                 None => self.new_tyvar("t", p.span),
             },
-            PatKind::Parens(inner) | PatKind::Attr(_, inner) => self.check_pat(inner, expected, mode, binds),
+            PatKind::Parens(inner) | PatKind::Attr(_, inner) => {
+                self.check_pat(inner, expected, mode, binds)
+            }
             PatKind::Tuple(ps) => {
                 let comps = self.expected_components(expected, ps.len(), p);
                 let ts: Vec<Type> = ps
@@ -82,7 +84,9 @@ impl Checker<'_> {
                     }
                     seen.push(&f.name);
                 }
-                let field_types: Option<BTreeMap<Name, Type>> = match expected.map(|t| self.uni.resolve(t)) {
+                let field_types: Option<BTreeMap<Name, Type>> = match expected
+                    .map(|t| self.uni.resolve(t))
+                {
                     Some(Type::Record(m)) => Some(m),
                     Some(t @ Type::Var(_)) if expected.is_some() => {
                         // Give the value a record type with exactly these fields.
@@ -117,11 +121,10 @@ impl Checker<'_> {
                     m.insert(key, t);
                 }
                 let t = Type::Record(m);
-                if let (Some(e), Some(ftys)) = (expected, &field_types) {
-                    if ftys.len() != fs.len() {
+                if let (Some(e), Some(ftys)) = (expected, &field_types)
+                    && ftys.len() != fs.len() {
                         self.pat_unify(p, &t, e);
                     }
-                }
                 t
             }
             PatKind::Literal(lit) => {
@@ -148,7 +151,10 @@ impl Checker<'_> {
                         .zip(pts)
                         .map(|(q, t)| self.check_pat(q, Some(t), mode, binds))
                         .collect(),
-                    _ => ps.iter().map(|q| self.check_pat(q, None, mode, binds)).collect(),
+                    _ => ps
+                        .iter()
+                        .map(|q| self.check_pat(q, None, mode, binds))
+                        .collect(),
                 };
                 let t = match expected {
                     Some(t) => t.clone(),
@@ -161,17 +167,16 @@ impl Checker<'_> {
             }
             PatKind::Ascript(inner, te) => {
                 let r = self.resolve_type(te, mode);
-                if let Some(e) = expected {
-                    if let Err(err) = self.uni.unify(&r.ty, e) {
+                if let Some(e) = expected
+                    && let Err(err) = self.uni.unify(&r.ty, e) {
                         self.report_unify(
                             p.span,
-                            "Type ascription in pattern does not match the type of the value.",
+                            "Type ascription in pattern cannot match the type of the value.",
                             &r.ty,
                             e,
                             err,
                         );
                     }
-                }
                 self.check_pat(inner, Some(&r.ty), mode, binds)
             }
         }
@@ -179,28 +184,46 @@ impl Checker<'_> {
 
     fn pat_unify(&mut self, p: &Pat, expected: &Type, actual: &Type) {
         if let Err(e) = self.uni.unify(expected, actual) {
-            self.report_unify(p.span, "Pattern does not match the type of the value.", expected, actual, e);
+            self.report_unify(
+                p.span,
+                "Pattern does not match the type of the value.",
+                expected,
+                actual,
+                e,
+            );
         }
     }
 
     /// Component types for a tuple pattern of `n` elements against an expected type.
-    fn expected_components(&mut self, expected: Option<&Type>, n: usize, p: &Pat) -> Vec<Option<Type>> {
+    fn expected_components(
+        &mut self,
+        expected: Option<&Type>,
+        n: usize,
+        p: &Pat,
+    ) -> Vec<Option<Type>> {
         let Some(e) = expected else {
             return vec![None; n];
         };
         let r = self.uni.resolve(e);
-        if let Some(cs) = r.as_tuple() {
-            if cs.len() == n {
+        if let Some(cs) = r.as_tuple()
+            && cs.len() == n {
                 return cs.into_iter().map(|t| Some(t.clone())).collect();
             }
-        }
         if matches!(r, Type::Error) {
             return vec![Some(Type::Error); n];
         }
-        let comps: Vec<Type> = (0..n).map(|i| self.new_tyvar(&format!("t{i}"), p.span)).collect();
+        let comps: Vec<Type> = (0..n)
+            .map(|i| self.new_tyvar(&format!("t{i}"), p.span))
+            .collect();
         let tt = Type::tuple(comps.clone());
         if let Err(err) = self.uni.unify(&tt, &r) {
-            self.report_unify(p.span, "Pattern does not match the type of the value.", &tt, &r, err);
+            self.report_unify(
+                p.span,
+                "Pattern does not match the type of the value.",
+                &tt,
+                &r,
+                err,
+            );
             return vec![Some(Type::Error); n];
         }
         let _ = tuple_field;
@@ -212,12 +235,18 @@ impl Checker<'_> {
             self.error(
                 "duplicate-binding",
                 x.span,
-                format!("Variable \"{}\" is also bound elsewhere in the same pattern.", x.name),
+                format!(
+                    "Variable \"{}\" is also bound elsewhere in the same pattern.",
+                    x.name
+                ),
             );
         }
         let vname = self.fresh(&x.name);
         self.record_type(x.span, t);
-        self.resolve_to(x.span, &DefRef::new(&vname, DefKind::Local, Some(x.span), None));
+        self.resolve_to(
+            x.span,
+            &DefRef::new(&vname, DefKind::Local, Some(x.span), None),
+        );
         binds.push(PatBind {
             ident: x.clone(),
             vname,
@@ -237,7 +266,9 @@ impl Checker<'_> {
         let t = self.uni.resolve(t);
         match &p.kind {
             PatKind::Id(_) | PatKind::Wildcard | PatKind::Error => false,
-            PatKind::Parens(q) | PatKind::Attr(_, q) | PatKind::Ascript(q, _) => self.is_refutable(q, &t),
+            PatKind::Parens(q) | PatKind::Attr(_, q) | PatKind::Ascript(q, _) => {
+                self.is_refutable(q, &t)
+            }
             PatKind::Tuple(ps) => match t.as_tuple() {
                 Some(ts) if ts.len() == ps.len() => {
                     ps.iter().zip(ts).any(|(q, ct)| self.is_refutable(q, ct))
