@@ -52,12 +52,9 @@ pub enum LoadError {
     #[error(transparent)]
     Unavailable(#[from] Unavailable),
     /// The program has errors; the diagnostics include at least one error.
-    #[allow(
-        dead_code,
-        reason = "built by the interpreter adapter once it is plugged in"
-    )]
     #[error("the program has {} error(s)", .0.iter().filter(|d| d.is_error()).count())]
     Compile(Vec<Diagnostic>),
+
 }
 
 /// A run-time failure of an entry point (including arguments of the wrong type or number).
@@ -71,10 +68,6 @@ pub struct RunError {
 
 impl RunError {
     /// A run-time error with the given rendered text.
-    #[allow(
-        dead_code,
-        reason = "used by the interpreter adapter once it is plugged in"
-    )]
     pub fn new(message: impl Into<String>) -> RunError {
         RunError {
             message: message.into(),
@@ -103,13 +96,54 @@ pub fn typecheck(db: &Database, file: File) -> Result<Vec<Diagnostic>, Unavailab
 
 /// Type-checks `file` and prepares it for running on the reference interpreter.
 ///
-/// **Plug point:** replace the body with: type-check (return [`LoadError::Compile`] with the
-/// diagnostics if any is an error), then build the interpreter's program and wrap it in a type
-/// implementing [`Program`] that converts the interpreter's run-time errors into [`RunError`]s
-/// (rendered with location and backtrace).
+/// The interpreter receives the program's files in dependency order (texts from the
+/// database, so editor buffers and test fixtures are seen as they are) and builds its own
+/// program from them with the checker's side tables.
 pub fn load_interpreter(db: &Database, file: File) -> Result<Box<dyn Program>, LoadError> {
-    let _ = (db, file);
-    Err(Unavailable(Stage::Interpreter).into())
+    let diags = typecheck(db, file)?;
+    if diags.iter().any(Diagnostic::is_error) {
+        return Err(LoadError::Compile(diags));
+    }
+    let graph = futhark_db::import_graph(db, file);
+    let sources: Vec<(String, String)> = graph
+        .order
+        .iter()
+        .map(|f| (f.path(db).display().to_string(), f.text(db).clone()))
+        .collect();
+    let root = file.path(db).display().to_string();
+    // A program the checker accepted but the interpreter cannot load is reported like a
+    // compile error at the top of the file, with the interpreter's reason.
+    let load_error = |message: String| {
+        let at = futhark_syntax::Span::new(file.id(db), 0, 0);
+        LoadError::Compile(vec![Diagnostic::error(
+            "interpreter-load",
+            at,
+            format!("the interpreter cannot load this program: {message}"),
+        )])
+    };
+    let checked =
+        futhark_interp::checked::check_sources(futhark_db::check_context(), sources, &root)
+            .map_err(load_error)?;
+    let locations = checked.program.clone();
+    let interp =
+        futhark_interp::Interpreter::new(checked.program).map_err(|e| load_error(e.message))?;
+    Ok(Box::new(InterpretedProgram { interp, locations }))
+}
+
+/// The reference interpreter behind [`Program`].
+struct InterpretedProgram {
+    interp: futhark_interp::Interpreter,
+    /// The program's sources, to describe error locations as `path:line:col`.
+    locations: futhark_interp::program::Program,
+}
+
+impl Program for InterpretedProgram {
+    fn call(&mut self, entry: &str, args: Vec<Value>) -> Result<Vec<Value>, RunError> {
+        self.interp.call_entry(entry, args).map_err(|e| {
+            let sources = futhark_interp::SourceMap::new(&self.locations);
+            RunError::new(e.render(&|span| sources.describe(span)))
+        })
+    }
 }
 
 /// Whether `stage` is present in this build: asks it about an empty program.
