@@ -1,0 +1,300 @@
+//! Building a [`Program`] through the type checker: parses the root file and its imports,
+//! checks them in dependency order with `futhark-check`, and collects the facts evaluation
+//! needs ([`TypeHints`]). The prelude comes from the checker, with the same file ids, so the
+//! checker's span-keyed tables apply to it directly.
+
+use std::collections::HashMap;
+use std::path::Path;
+use std::sync::Arc;
+
+use futhark_check::{
+    CheckContext, CheckedFile, DefKind, FileScope, Size, TParam, Type, TypeInfo, VName,
+};
+use futhark_syntax::{Diagnostic, FileId, Severity};
+use futhark_values::PrimType;
+
+use crate::program::{Program, SizeExpr, SourceUnit, TypeHints, normalise, resolve_import};
+use crate::value::{TypeDesc, field_order};
+
+/// A program with the checker's diagnostics (errors do not stop evaluation: the interpreter
+/// runs whatever it can).
+pub struct Checked {
+    pub program: Program,
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+impl Checked {
+    /// Whether the checker reported an error.
+    pub fn has_errors(&self) -> bool {
+        self.diagnostics
+            .iter()
+            .any(|d| d.severity == Severity::Error)
+    }
+}
+
+/// Loads and checks the program whose root file is at `root`.
+pub fn load_checked(ctx: &CheckContext, root: &Path) -> Result<Checked, String> {
+    let root_path = normalise(&root.to_string_lossy());
+    let mut sources: Vec<(String, String)> = Vec::new();
+    let mut queue = vec![root_path.clone()];
+    while let Some(path) = queue.pop() {
+        if sources.iter().any(|(p, _)| *p == path) {
+            continue;
+        }
+        let text = std::fs::read_to_string(&path).map_err(|e| format!("{path}: {e}"))?;
+        let parsed = futhark_syntax::parse(FileId(0), &text);
+        for imp in parsed.file.imports() {
+            queue.push(resolve_import(&path, &imp.value));
+        }
+        sources.push((path, text));
+    }
+    check_sources(ctx, sources, &root_path)
+}
+
+/// Checks a program given as `(path, text)` pairs (paths normalised, with `.fut`).
+pub fn check_sources(
+    ctx: &CheckContext,
+    sources: Vec<(String, String)>,
+    root: &str,
+) -> Result<Checked, String> {
+    let mut prog = Program::default();
+    let mut hints = TypeHints::default();
+    for pf in ctx.prelude_files() {
+        let parsed = futhark_syntax::parse(pf.file, pf.source);
+        prog.files.push(SourceUnit {
+            id: pf.file,
+            path: pf.path.to_string(),
+            text: Arc::from(pf.source),
+            ast: Arc::new(parsed.file),
+        });
+    }
+    absorb(
+        &mut hints,
+        &ctx.prelude_info().literal_types,
+        &ctx.prelude_info().empty_array_rows,
+    );
+    let mut diagnostics = Vec::new();
+    for (i, (path, text)) in sources.into_iter().enumerate() {
+        let parsed = futhark_syntax::parse(FileId(i as u32 + 1), &text);
+        diagnostics.extend(parsed.errors);
+        prog.files.push(SourceUnit {
+            id: FileId(i as u32 + 1),
+            path,
+            text: Arc::from(text),
+            ast: Arc::new(parsed.file),
+        });
+    }
+    prog.root = root.to_string();
+    // Check user files, imports first.
+    let mut done: HashMap<String, Arc<FileScope>> = HashMap::new();
+    let mut results: HashMap<String, CheckedFile> = HashMap::new();
+    let mut stack = Vec::new();
+    check_rec(ctx, &prog, root, &mut done, &mut results, &mut stack);
+    let mut defs = ctx.prelude_info().defs.clone();
+    for r in results.values() {
+        defs.extend(r.info.defs.iter().map(|(k, v)| (*k, v.clone())));
+    }
+    size_args(&mut hints, ctx.prelude_info(), &defs);
+    for r in results.values() {
+        size_args(&mut hints, &r.info, &defs);
+    }
+    for (path, r) in &results {
+        absorb(&mut hints, &r.info.literal_types, &r.info.empty_array_rows);
+        if *path == prog.root {
+            for e in &r.info.entries {
+                let params = e.params.iter().map(|p| desc(&p.ty)).collect();
+                hints.entry_params.insert(e.name.to_string(), params);
+                hints.entry_rets.insert(e.name.to_string(), desc(&e.ret.ty));
+            }
+        }
+    }
+    for r in results.into_values() {
+        diagnostics.extend(r.diagnostics);
+    }
+    prog.hints = hints;
+    Ok(Checked {
+        program: prog,
+        diagnostics,
+    })
+}
+
+fn check_rec(
+    ctx: &CheckContext,
+    prog: &Program,
+    path: &str,
+    done: &mut HashMap<String, Arc<FileScope>>,
+    results: &mut HashMap<String, CheckedFile>,
+    stack: &mut Vec<String>,
+) {
+    if done.contains_key(path) || stack.iter().any(|p| p == path) {
+        return;
+    }
+    let Some(unit) = prog.file(path) else {
+        return;
+    };
+    stack.push(path.to_string());
+    for imp in unit.ast.imports() {
+        let dep = resolve_import(path, &imp.value);
+        check_rec(ctx, prog, &dep, done, results, stack);
+    }
+    stack.pop();
+    let imports = |p: &str| done.get(&resolve_import(path, p)).cloned();
+    let checked = futhark_check::check_file(ctx, unit.id, &unit.ast, &imports);
+    done.insert(path.to_string(), checked.scope.clone());
+    results.insert(path.to_string(), checked);
+}
+
+fn absorb(
+    hints: &mut TypeHints,
+    lits: &HashMap<futhark_syntax::Span, futhark_check::PrimType>,
+    rows: &HashMap<futhark_syntax::Span, Type>,
+) {
+    for (span, t) in lits {
+        if let Some(p) = prim(*t) {
+            hints.literal_types.insert(*span, p);
+        }
+    }
+    for (span, t) in rows {
+        hints.array_row_types.insert(*span, desc(t));
+    }
+}
+
+/// Records, for every use of a function with size parameters, the sizes inferred there.
+fn size_args(
+    hints: &mut TypeHints,
+    info: &TypeInfo,
+    defs: &HashMap<futhark_syntax::Span, futhark_check::DefInfo>,
+) {
+    for (use_span, r) in &info.resolutions {
+        if r.kind != DefKind::Value {
+            continue;
+        }
+        let Some(def) = r.span.and_then(|s| defs.get(&s)) else {
+            continue;
+        };
+        let sizes: Vec<&VName> = def
+            .tparams
+            .iter()
+            .filter_map(|t| match t {
+                TParam::Size { name } => Some(name),
+                _ => None,
+            })
+            .collect();
+        if sizes.is_empty() {
+            continue;
+        }
+        let Some(inst) = info.exp_types.get(use_span) else {
+            continue;
+        };
+        let mut found: HashMap<u64, Size> = HashMap::new();
+        match_sizes(&def.ty, inst, &sizes, &mut found, 0);
+        let args: Vec<(String, SizeExpr)> = sizes
+            .iter()
+            .filter_map(|v| Some((v.name.to_string(), size_expr(found.get(&v.id)?)?)))
+            .collect();
+        if !args.is_empty() {
+            hints.size_args.insert(*use_span, args);
+        }
+    }
+}
+
+fn match_sizes(g: &Type, i: &Type, params: &[&VName], out: &mut HashMap<u64, Size>, depth: u32) {
+    if depth > 32 {
+        return;
+    }
+    match (g, i) {
+        (Type::Array(a), Type::Array(b)) => {
+            for (x, y) in a.shape.iter().zip(&b.shape) {
+                if let Size::Var(v) = x
+                    && params.iter().any(|p| p.id == v.id)
+                {
+                    out.entry(v.id).or_insert_with(|| y.clone());
+                }
+            }
+            match_sizes(&a.elem, &b.elem, params, out, depth + 1);
+        }
+        (Type::Record(a), Type::Record(b)) => {
+            for (k, x) in a {
+                if let Some(y) = b.get(k) {
+                    match_sizes(x, y, params, out, depth + 1);
+                }
+            }
+        }
+        (Type::Arrow(a), Type::Arrow(b)) => {
+            match_sizes(&a.ret.ty, &b.ret.ty, params, out, depth + 1);
+            match_sizes(&a.param, &b.param, params, out, depth + 1);
+        }
+        (Type::Sum(a), Type::Sum(b)) => {
+            for (k, xs) in a {
+                if let Some(ys) = b.get(k) {
+                    for (x, y) in xs.iter().zip(ys) {
+                        match_sizes(x, y, params, out, depth + 1);
+                    }
+                }
+            }
+        }
+        _ => {}
+    }
+}
+
+fn size_expr(s: &Size) -> Option<SizeExpr> {
+    Some(match s {
+        Size::Var(v) => SizeExpr::Var(v.name.to_string()),
+        Size::Lit(k) => SizeExpr::Lit(*k),
+        Size::BinOp(op, a, b) => SizeExpr::BinOp(
+            op.name.to_string(),
+            Box::new(size_expr(a)?),
+            Box::new(size_expr(b)?),
+        ),
+        Size::Apply(f, args) => SizeExpr::Apply(
+            f.name.to_string(),
+            args.iter().map(size_expr).collect::<Option<Vec<_>>>()?,
+        ),
+        #[allow(unreachable_patterns)]
+        _ => return None,
+    })
+}
+
+fn prim(t: futhark_check::PrimType) -> Option<PrimType> {
+    PrimType::from_name(t.name())
+}
+
+/// The run-time layout of a checked type (unknown sizes become 0).
+pub fn desc(t: &Type) -> TypeDesc {
+    match t {
+        Type::Prim(p) => prim(*p).map_or(TypeDesc::Opaque, TypeDesc::Prim),
+        Type::Array(a) => {
+            let dims = a
+                .shape
+                .iter()
+                .map(|s| match s {
+                    futhark_check::Size::Lit(k) => *k,
+                    _ => 0,
+                })
+                .collect();
+            TypeDesc::Array(dims, Box::new(desc(&a.elem)))
+        }
+        Type::Record(fields) => {
+            let mut fs: Vec<(String, TypeDesc)> = fields
+                .iter()
+                .map(|(n, t)| (n.to_string(), desc(t)))
+                .collect();
+            fs.sort_by(|a, b| field_order(&a.0, &b.0));
+            let (names, ts) = fs.into_iter().unzip();
+            TypeDesc::Record(names, ts)
+        }
+        _ => TypeDesc::Opaque,
+    }
+}
+
+/// The hints of one checked REPL cell or expression (`info`), for
+/// [`crate::Session::add_hints`]. `ctx` supplies the prelude's definitions, which calls in
+/// the cell may refer to.
+pub fn hints_from_info(ctx: &CheckContext, info: &TypeInfo) -> TypeHints {
+    let mut hints = TypeHints::default();
+    let mut defs = ctx.prelude_info().defs.clone();
+    defs.extend(info.defs.iter().map(|(k, v)| (*k, v.clone())));
+    size_args(&mut hints, info, &defs);
+    absorb(&mut hints, &info.literal_types, &info.empty_array_rows);
+    hints
+}

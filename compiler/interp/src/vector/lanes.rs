@@ -1,0 +1,454 @@
+//! Helpers of vectorised evaluation: operands of kernels, gathering and merging lanes,
+//! broadcasting uniform values, and the walks over expressions that find lane variables.
+
+use std::rc::Rc;
+
+use futhark_values::{Buffer, PrimType};
+
+use super::{Fail, V, VFrame, VResult};
+use crate::array::{self, row};
+use crate::eval::Frame;
+use crate::ir::{Capture, DimPat, Exp, IdxExp, LitPat, Pat, ShapePat, Slot};
+use crate::kernels::Arg;
+use crate::prim::Prim;
+use crate::prim_ops;
+use crate::value::{Array, ArrayData, Value};
+
+/// Owned operand storage for `prim_call`.
+pub(super) enum Holder {
+    Scalar(Prim),
+    Lanes(Rc<Buffer>, usize),
+}
+
+pub(super) fn with_args<R>(a: &V, b: &V, f: impl FnOnce(Arg<'_>, Arg<'_>) -> R) -> VResult<R> {
+    type Operand = (Option<Prim>, Option<(Rc<Buffer>, usize)>);
+    let arg = |v: &V| -> VResult<Operand> {
+        match v {
+            V::Uni(Value::Prim(p)) => Ok((Some(*p), None)),
+            V::Lanes(x) => {
+                let (buf, off, _) = prim_lanes(x)?;
+                Ok((None, Some((buf.clone(), off))))
+            }
+            _ => Err(Fail::No),
+        }
+    };
+    let (pa, la) = arg(a)?;
+    let (pb, lb) = arg(b)?;
+    let aa = match (&pa, &la) {
+        (Some(p), _) => Arg::Scalar(*p),
+        (_, Some((buf, off))) => Arg::Lanes(buf, *off),
+        _ => return Err(Fail::No),
+    };
+    let bb = match (&pb, &lb) {
+        (Some(p), _) => Arg::Scalar(*p),
+        (_, Some((buf, off))) => Arg::Lanes(buf, *off),
+        _ => return Err(Fail::No),
+    };
+    Ok(f(aa, bb))
+}
+
+/// The buffer of a one-dimensional primitive lanes value.
+pub(super) fn prim_lanes(v: &Value) -> VResult<(&Rc<Buffer>, usize, usize)> {
+    match v {
+        Value::Array(a) if a.rank() == 1 => match &a.data {
+            ArrayData::Prim { buf, offset } => Ok((buf, *offset, a.len())),
+            // Boxed scalars (dual numbers) depend on the data, not the code.
+            ArrayData::Boxed(_) => Err(Fail::Retry),
+            _ => Err(Fail::No),
+        },
+        _ => Err(Fail::No),
+    }
+}
+
+pub(super) fn prim_type_of(v: &V) -> Option<PrimType> {
+    match v {
+        V::Uni(Value::Prim(p)) => Some(p.ty()),
+        V::Lanes(Value::Array(a)) if a.rank() == 1 => a.prim_type(),
+        _ => None,
+    }
+}
+
+/// Extends flat cell positions by one more index dimension of size `dim`.
+pub(super) fn add_index(cells: &mut [usize], v: &V, dim: i64) -> VResult<()> {
+    let check = |i: i64| {
+        if i < 0 || i >= dim {
+            Err(Fail::Retry)
+        } else {
+            Ok(i as usize)
+        }
+    };
+    let dim_u = dim as usize;
+    match v {
+        V::Uni(x) => {
+            let i = check(x.as_i64().ok_or(Fail::Retry)?)?;
+            for c in cells.iter_mut() {
+                *c = *c * dim_u + i;
+            }
+        }
+        V::Lanes(x) => {
+            let (buf, off, k) = prim_lanes(x)?;
+            if k != cells.len() {
+                return Err(Fail::No);
+            }
+            macro_rules! go {
+                ($v:expr) => {{
+                    let idx = &$v[off..off + k];
+                    // Check the bounds first so the update loop has no branches.
+                    if idx.iter().any(|&i| (i as i64) < 0 || (i as i64) >= dim) {
+                        return Err(Fail::Retry);
+                    }
+                    for (c, &i) in cells.iter_mut().zip(idx) {
+                        *c = *c * dim_u + i as usize;
+                    }
+                }};
+            }
+            match &**buf {
+                Buffer::I64(v) => go!(v),
+                Buffer::I32(v) => go!(v),
+                Buffer::I16(v) => go!(v),
+                Buffer::I8(v) => go!(v),
+                _ => return Err(Fail::No),
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The field arrays of a record array.
+pub(super) fn record_fields(v: &Value) -> Option<Vec<(crate::value::Name, Value)>> {
+    match v {
+        Value::Array(a) => match &a.data {
+            ArrayData::Record { names, fields } => Some(
+                names
+                    .iter()
+                    .cloned()
+                    .zip(fields.iter().map(|f| Value::Array(f.clone())))
+                    .collect(),
+            ),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+/// `n` copies of a value as lanes.
+pub(super) fn broadcast(v: &Value, n: usize) -> Option<Value> {
+    Some(match v {
+        Value::Prim(p) => Value::Array(Rc::new(Array::from_buffer(
+            vec![n as i64],
+            crate::value::buf_fill(*p, n),
+        ))),
+        Value::Record(r) => {
+            let mut fields = Vec::with_capacity(r.values.len());
+            for x in &r.values {
+                match broadcast(x, n)? {
+                    Value::Array(a) => fields.push(a),
+                    _ => return None,
+                }
+            }
+            Value::Array(Rc::new(Array {
+                shape: vec![n as i64],
+                data: ArrayData::Record {
+                    names: r.names.clone(),
+                    fields,
+                },
+            }))
+        }
+        Value::Array(_) => {
+            return array::stack(vec![v.clone(); n], None).ok();
+        }
+        _ => Value::Array(Rc::new(Array {
+            shape: vec![n as i64],
+            data: ArrayData::Boxed(Rc::new(vec![v.clone(); n])),
+        })),
+    })
+}
+
+/// The rows of a lanes value at the given positions.
+pub(super) fn gather_rows(v: &Value, idx: &[usize]) -> Option<Value> {
+    let Value::Array(a) = v else {
+        return None;
+    };
+    let p = array::Plan {
+        indexed: 1,
+        slice_dims: vec![idx.len() as i64],
+        cells: array::Cells::List(idx.to_vec()),
+    };
+    Some(array::apply_plan(a, &p))
+}
+
+/// Interleaves the lanes of two branches back into `n` lanes.
+pub(super) fn merge(n: usize, yes: &[usize], t: &Value, no: &[usize], f: &Value) -> Option<Value> {
+    let (Value::Array(ta), Value::Array(fa)) = (t, f) else {
+        return None;
+    };
+    match (&ta.data, &fa.data) {
+        (
+            ArrayData::Prim {
+                buf: tb,
+                offset: to,
+            },
+            ArrayData::Prim {
+                buf: fb,
+                offset: fo,
+            },
+        ) if ta.rank() == 1 && fa.rank() == 1 && tb.elem_type() == fb.elem_type() => {
+            macro_rules! scatter2 {
+                ($($var:ident),*) => {
+                    match (&**tb, &**fb) {
+                        $((Buffer::$var(x), Buffer::$var(y)) => {
+                            let mut out = vec![Default::default(); n];
+                            for (j, &i) in yes.iter().enumerate() {
+                                out[i] = x[to + j];
+                            }
+                            for (j, &i) in no.iter().enumerate() {
+                                out[i] = y[fo + j];
+                            }
+                            Buffer::$var(out)
+                        })*
+                        _ => return None,
+                    }
+                };
+            }
+            let out = scatter2!(I8, I16, I32, I64, U8, U16, U32, U64, F16, F32, F64, Bool);
+            Some(Value::Array(Rc::new(Array::from_buffer(
+                vec![n as i64],
+                out,
+            ))))
+        }
+        (
+            ArrayData::Prim {
+                buf: tb,
+                offset: to,
+            },
+            ArrayData::Prim {
+                buf: fb,
+                offset: fo,
+            },
+        ) if ta.shape[1..] == fa.shape[1..] && tb.elem_type() == fb.elem_type() => {
+            let inner: usize = ta.shape[1..].iter().map(|&d| d as usize).product();
+            let mut out = Buffer::zeros(tb.elem_type(), n * inner);
+            for (j, &i) in yes.iter().enumerate() {
+                crate::value::buf_copy(&mut out, i * inner, tb, to + j * inner, inner);
+            }
+            for (j, &i) in no.iter().enumerate() {
+                crate::value::buf_copy(&mut out, i * inner, fb, fo + j * inner, inner);
+            }
+            let mut shape = ta.shape.clone();
+            shape[0] = n as i64;
+            Some(Value::Array(Rc::new(Array::from_buffer(shape, out))))
+        }
+        (ArrayData::Record { names, fields: tf }, ArrayData::Record { fields: ff, .. })
+            if tf.len() == ff.len() =>
+        {
+            let mut fields = Vec::with_capacity(tf.len());
+            for (x, y) in tf.iter().zip(ff) {
+                match merge(
+                    n,
+                    yes,
+                    &Value::Array(x.clone()),
+                    no,
+                    &Value::Array(y.clone()),
+                )? {
+                    Value::Array(m) => fields.push(m),
+                    _ => return None,
+                }
+            }
+            Some(Value::Array(Rc::new(Array {
+                shape: vec![n as i64],
+                data: ArrayData::Record {
+                    names: names.clone(),
+                    fields,
+                },
+            })))
+        }
+        _ => {
+            let mut rows = vec![Value::unit(); n];
+            for (j, &i) in yes.iter().enumerate() {
+                rows[i] = row(ta, j);
+            }
+            for (j, &i) in no.iter().enumerate() {
+                rows[i] = row(fa, j);
+            }
+            array::stack(rows, None).ok()
+        }
+    }
+}
+
+/// Whether evaluating `e` on any lane cannot fail (so it may run on lanes that a
+/// condition would have excluded).
+pub(super) fn is_safe(e: &Exp) -> bool {
+    use prim_ops::OvOp as O;
+    match e {
+        Exp::Const(_) | Exp::FlexLit(_) | Exp::Local(_) | Exp::LocalMove(_) | Exp::Captured(_) => {
+            true
+        }
+        Exp::BinOp(op, a, b, _) => {
+            !matches!(op, O::Div | O::Mod | O::Quot | O::Rem | O::Pow) && is_safe(a) && is_safe(b)
+        }
+        Exp::And(a, b) | Exp::Or(a, b) => is_safe(a) && is_safe(b),
+        Exp::Not(x, _) | Exp::Neg(x, _) | Exp::Project(x, _, _) => is_safe(x),
+        Exp::Tuple(es) => es.iter().all(is_safe),
+        Exp::If(c, t, f) => is_safe(c) && is_safe(t) && is_safe(f),
+        _ => false,
+    }
+}
+
+pub(super) fn shape_binds_nothing(shape: &ShapePat) -> bool {
+    match shape {
+        ShapePat::Any => true,
+        ShapePat::Array(dims, elem) => {
+            dims.iter().all(|d| !matches!(d, DimPat::Bind(_))) && shape_binds_nothing(elem)
+        }
+        ShapePat::Record(fs) => fs.iter().all(|(_, s)| shape_binds_nothing(s)),
+    }
+}
+
+/// Copies the size slots a uniform pattern bound into the vector frame.
+pub(super) fn bind_sizes(shape: &ShapePat, tmp: &Frame<'_>, vf: &mut VFrame<'_>) {
+    match shape {
+        ShapePat::Any => {}
+        ShapePat::Array(dims, elem) => {
+            for d in dims {
+                if let DimPat::Bind(s) = d {
+                    vf.slots[*s as usize] = Some(V::Uni(tmp.slots[*s as usize].clone()));
+                }
+            }
+            bind_sizes(elem, tmp, vf);
+        }
+        ShapePat::Record(fs) => fs.iter().for_each(|(_, s)| bind_sizes(s, tmp, vf)),
+    }
+}
+
+/// Calls `f` on every slot an expression reads (including lambda captures).
+pub(super) fn walk_slots(e: &Exp, f: &mut dyn FnMut(Slot)) {
+    fn idx(is: &[IdxExp], f: &mut dyn FnMut(Slot)) {
+        for i in is {
+            match i {
+                IdxExp::Fix(x) => walk_slots(x, f),
+                IdxExp::Slice(a, b, c) => [a, b, c]
+                    .into_iter()
+                    .flatten()
+                    .for_each(|x| walk_slots(x, f)),
+            }
+        }
+    }
+    match e {
+        Exp::Local(s) | Exp::LocalMove(s) => f(*s),
+        Exp::Lambda(lam) => {
+            for c in &lam.captures {
+                if let Capture::Local(s) = c {
+                    f(*s);
+                }
+            }
+        }
+        Exp::Tuple(es) | Exp::Constr(_, es) | Exp::PrimCall(_, es, _) => {
+            es.iter().for_each(|x| walk_slots(x, f))
+        }
+        Exp::Record { exps, .. } => exps.iter().for_each(|x| walk_slots(x, f)),
+        Exp::ArrayLit { elems, .. } => elems.iter().for_each(|x| walk_slots(x, f)),
+        Exp::Project(x, _, _) | Exp::Neg(x, _) | Exp::Not(x, _) | Exp::Trace(x, _, _) => {
+            walk_slots(x, f)
+        }
+        Exp::Coerce(x, shape, _) => {
+            walk_slots(x, f);
+            shape_slots(shape, f);
+        }
+        Exp::Index(x, is, _) => {
+            walk_slots(x, f);
+            idx(is, f);
+        }
+        Exp::Apply(g, args, _) => {
+            walk_slots(g, f);
+            args.iter().for_each(|x| walk_slots(x, f));
+        }
+        Exp::BinOp(_, a, b, _) | Exp::And(a, b) | Exp::Or(a, b) => {
+            walk_slots(a, f);
+            walk_slots(b, f);
+        }
+        Exp::If(c, t, e2) => {
+            walk_slots(c, f);
+            walk_slots(t, f);
+            walk_slots(e2, f);
+        }
+        Exp::Let(p, v, b) => {
+            pat_slots(p, f);
+            walk_slots(v, f);
+            walk_slots(b, f);
+        }
+        Exp::Loop(l) => {
+            walk_slots(&l.init, f);
+            match &l.form {
+                crate::ir::LoopForm::For(_, b)
+                | crate::ir::LoopForm::ForIn(_, b)
+                | crate::ir::LoopForm::While(b) => walk_slots(b, f),
+            }
+            walk_slots(&l.body, f);
+        }
+        Exp::Match(s, cases, _) => {
+            walk_slots(s, f);
+            cases.iter().for_each(|(_, b)| walk_slots(b, f));
+        }
+        Exp::Update {
+            target,
+            path,
+            value,
+            ..
+        } => {
+            walk_slots(target, f);
+            for st in path {
+                if let crate::ir::UpdStep::Index(is, _) = st {
+                    idx(is, f);
+                }
+            }
+            walk_slots(value, f);
+        }
+        Exp::Range {
+            start, second, end, ..
+        } => {
+            walk_slots(start, f);
+            if let Some(s) = second {
+                walk_slots(s, f);
+            }
+            walk_slots(end, f);
+        }
+        Exp::Assert { cond, body, .. } => {
+            walk_slots(cond, f);
+            walk_slots(body, f);
+        }
+        Exp::SizeArgs(x, sizes) => {
+            walk_slots(x, f);
+            sizes.iter().for_each(|(_, e)| walk_slots(e, f));
+        }
+        _ => {}
+    }
+}
+
+pub(super) fn pat_slots(p: &Pat, f: &mut dyn FnMut(Slot)) {
+    match p {
+        Pat::Sized(q, shape) => {
+            pat_slots(q, f);
+            shape_slots(shape, f);
+        }
+        Pat::Tuple(ps) | Pat::Constr(_, ps) => ps.iter().for_each(|q| pat_slots(q, f)),
+        Pat::Record(fs) => fs.iter().for_each(|(_, q)| pat_slots(q, f)),
+        Pat::Lit(LitPat::Known(_) | LitPat::Flex(_)) | Pat::Bind(_) | Pat::Wild => {}
+    }
+}
+
+pub(super) fn shape_slots(shape: &ShapePat, f: &mut dyn FnMut(Slot)) {
+    match shape {
+        ShapePat::Any => {}
+        ShapePat::Array(dims, elem) => {
+            for d in dims {
+                match d {
+                    DimPat::Same(s) => f(*s),
+                    DimPat::Check(e) => walk_slots(e, f),
+                    _ => {}
+                }
+            }
+            shape_slots(elem, f);
+        }
+        ShapePat::Record(fs) => fs.iter().for_each(|(_, s)| shape_slots(s, f)),
+    }
+}

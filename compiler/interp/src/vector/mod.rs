@@ -1,0 +1,820 @@
+//! Vectorised evaluation: a lambda body evaluated once over whole arrays.
+//!
+//! When `map f xs` runs, `f`'s parameter is bound to all of `xs` at once ("lanes"), and the
+//! body is evaluated with element-wise semantics: arithmetic on lanes runs a native loop over
+//! the buffers, a literal or a free variable is the same in every lane ("uniform"), indexing
+//! a uniform array with lane indices gathers, tuples of lanes are record arrays, and calls of
+//! known functions are evaluated the same way inside. A conditional whose condition differs
+//! between lanes splits the lanes, evaluates each branch on its own lanes and merges the
+//! results, so branches never run on lanes that did not take them. Anything else (loops over
+//! lane values, nested SOACs over lanes, recursion, sum types) makes the attempt fail, and the
+//! caller falls back to applying the function per element: a structural failure is remembered
+//! on the lambda so it is not retried, and a run-time error (an index out of bounds in some
+//! lane, say) is reproduced exactly by the per-element evaluation.
+//!
+//! Sub-expressions that mention no lane variable are evaluated once by the ordinary
+//! evaluator, so loops and SOACs over free variables inside a mapped function still work.
+
+use std::rc::Rc;
+
+use futhark_syntax::Span;
+use futhark_values::Buffer;
+
+mod lanes;
+
+use lanes::{
+    Holder, add_index, bind_sizes, broadcast, gather_rows, is_safe, merge, prim_lanes,
+    prim_type_of, record_fields, shape_binds_nothing, walk_slots, with_args,
+};
+
+use crate::array::{self, DimIdx, row};
+use crate::errors::Result;
+use crate::eval::exp::{binop, project};
+use crate::eval::{Frame, Machine, unit};
+use crate::ir::{Capture, Exp, FlexLit, IdxExp, Lambda, Pat};
+use crate::kernels::{self, Arg};
+use crate::prim::Prim;
+use crate::prim_fns::PrimFn;
+use crate::prim_ops::{self, resolve};
+use crate::value::{Array, ArrayData, Builtin, Fun, Record, Value, buf_get, tuple_names};
+
+/// A value during vectorised evaluation.
+#[derive(Clone, Debug)]
+enum V {
+    /// The same value in every lane.
+    Uni(Value),
+    /// One value per lane: an array whose rows are the lanes.
+    Lanes(Value),
+}
+
+/// Why vectorised evaluation stopped.
+enum Fail {
+    /// The code cannot be vectorised (remembered on the lambda).
+    No,
+    /// A function called from the code could not be vectorised with these arguments; the
+    /// caller may still succeed with other function arguments, so nothing is remembered.
+    Callee,
+    /// It failed at run time; the per-element fallback will reproduce or avoid the error.
+    Retry,
+}
+
+type VResult<T> = std::result::Result<T, Fail>;
+
+struct VFrame<'a> {
+    slots: Vec<Option<V>>,
+    env: &'a [Value],
+    n: usize,
+}
+
+/// Maximum nesting of vectorised calls (recursion is not vectorised, but deep call chains
+/// of small functions are fine).
+const MAX_DEPTH: u32 = 64;
+
+/// A closure's lambda, captured values, and the arguments already given to it.
+type ClosureParts = (Rc<Lambda>, Rc<[Value]>, Vec<Value>);
+
+/// The closure inside a function value plus the arguments already given to it.
+fn closure_parts(f: &Value) -> Option<ClosureParts> {
+    let Value::Fun(f) = f else {
+        return None;
+    };
+    match &**f {
+        Fun::Closure { lam, env } => Some((lam.clone(), env.clone(), Vec::new())),
+        Fun::Partial { fun, args } => {
+            let (lam, env, mut first) = closure_parts(&Value::Fun(fun.clone()))?;
+            first.extend(args.iter().cloned());
+            Some((lam, env, first))
+        }
+        Fun::Builtin(_) | Fun::Sized { .. } => None,
+    }
+}
+
+/// Runs `f` over lanes given for its trailing parameters; `None` when not vectorisable.
+fn run(m: &mut Machine, f: &Value, lanes: Vec<Value>, n: usize) -> Result<Option<Value>> {
+    let Some((lam, env, first)) = closure_parts(f) else {
+        return Ok(None);
+    };
+    if lam.no_vector.get() || first.len() + lanes.len() != lam.params.len() {
+        return Ok(None);
+    }
+    let mut vf = VFrame {
+        slots: vec![None; lam.nslots],
+        env: &env,
+        n,
+    };
+    let mut cx = Cx { m, depth: 0 };
+    let args = first
+        .into_iter()
+        .map(V::Uni)
+        .chain(lanes.into_iter().map(V::Lanes));
+    let mut result = Ok(());
+    for (p, a) in lam.params.iter().zip(args) {
+        if let Err(e) = cx.bind(p, a, &mut vf) {
+            result = Err(e);
+            break;
+        }
+    }
+    let out = result.and_then(|()| cx.eval(&lam.body, &mut vf));
+    match out {
+        Ok(v) => Ok(Some(cx.lanes(v, n).unwrap_or_else(|_| unit()))),
+        Err(Fail::No) => {
+            lam.no_vector.set(true);
+            Ok(None)
+        }
+        Err(Fail::Retry | Fail::Callee) => Ok(None),
+    }
+}
+
+/// `map f xs` by vectorised evaluation; `None` when not possible.
+pub fn map(m: &mut Machine, f: &Value, xs: &Rc<Array>, _span: Span) -> Result<Option<Value>> {
+    if let Value::Fun(fun) = f
+        && let Fun::Builtin(Builtin::Prim(pf)) = &**fun
+        && pf.arity() == 1
+        && let Some((buf, off, n)) = xs.prim_slice()
+        && xs.rank() == 1
+    {
+        return Ok(kernels::lanes_prim(*pf, &[Arg::Lanes(buf, off)], n)
+            .ok()
+            .map(|b| Value::Array(Rc::new(Array::from_buffer(vec![n as i64], b)))));
+    }
+    run(m, f, vec![Value::Array(xs.clone())], xs.len())
+}
+
+/// `reduce f ne xs` as a tree of vectorised applications of `f` to adjacent pairs, which
+/// keeps the order of operands (the operator need only be associative).
+pub fn reduce(m: &mut Machine, f: &Value, xs: &Rc<Array>, _span: Span) -> Result<Option<Value>> {
+    let mut cur = xs.clone();
+    while cur.len() > 1 {
+        let len = cur.len() as i64;
+        let h = len / 2;
+        let pick = |start: i64| {
+            array::index(
+                &cur,
+                &[DimIdx::Slice {
+                    start: Some(start),
+                    end: Some(2 * h),
+                    stride: Some(2),
+                }],
+            )
+        };
+        let (left, right) = (pick(0)?, pick(1)?);
+        let Some(res) = run(m, f, vec![left, right], h as usize)? else {
+            return Ok(None);
+        };
+        let res = if len % 2 == 1 {
+            let last = array::index(
+                &cur,
+                &[DimIdx::Slice {
+                    start: Some(len - 1),
+                    end: Some(len),
+                    stride: None,
+                }],
+            )?;
+            crate::array_ops::concat(&res, &last)?
+        } else {
+            res
+        };
+        match res {
+            Value::Array(a) => cur = a,
+            _ => return Ok(None),
+        }
+    }
+    Ok(Some(row(&cur, 0)))
+}
+
+/// Inclusive `scan f ne xs` by Hillis and Steele's doubling, each step vectorised.
+pub fn scan(m: &mut Machine, f: &Value, xs: &Rc<Array>, _span: Span) -> Result<Option<Value>> {
+    let n = xs.len() as i64;
+    let mut cur = Value::Array(xs.clone());
+    let mut d = 1i64;
+    while d < n {
+        let Value::Array(c) = &cur else {
+            return Ok(None);
+        };
+        let slice = |a: i64, b: i64| {
+            array::index(
+                c,
+                &[DimIdx::Slice {
+                    start: Some(a),
+                    end: Some(b),
+                    stride: None,
+                }],
+            )
+        };
+        let (left, right, keep) = (slice(0, n - d)?, slice(d, n)?, slice(0, d)?);
+        let Some(res) = run(m, f, vec![left, right], (n - d) as usize)? else {
+            return Ok(None);
+        };
+        cur = crate::array_ops::concat(&keep, &res)?;
+        d *= 2;
+    }
+    Ok(Some(cur))
+}
+
+struct Cx<'m> {
+    m: &'m mut Machine,
+    depth: u32,
+}
+
+fn retry<T>(_: impl std::fmt::Debug) -> VResult<T> {
+    Err(Fail::Retry)
+}
+
+impl Cx<'_> {
+    /// The lanes of a value (broadcasting a uniform one).
+    fn lanes(&mut self, v: V, n: usize) -> VResult<Value> {
+        match v {
+            V::Lanes(x) => Ok(x),
+            V::Uni(x) => broadcast(&x, n).ok_or(Fail::No),
+        }
+    }
+
+    fn bind(&mut self, p: &Pat, v: V, vf: &mut VFrame<'_>) -> VResult<()> {
+        match (p, v) {
+            (Pat::Bind(s), v) => {
+                vf.slots[*s as usize] = Some(v);
+                Ok(())
+            }
+            (Pat::Wild, _) => Ok(()),
+            (Pat::Sized(inner, shape), v) => {
+                if let V::Uni(x) = &v {
+                    // Sizes of uniform values bind as usual.
+                    let mut tmp = Frame::new(vf.slots.len(), vf.env, None);
+                    crate::eval::match_shape(self.m, shape, x, &mut tmp, 0, false)
+                        .or_else(retry)?;
+                    bind_sizes(shape, &tmp, vf);
+                } else if !shape_binds_nothing(shape) {
+                    return Err(Fail::No);
+                }
+                self.bind(inner, v, vf)
+            }
+            (Pat::Tuple(ps), V::Uni(x)) => {
+                let parts = x.tuple_elems();
+                if parts.len() != ps.len() {
+                    return Err(Fail::Retry);
+                }
+                for (p, x) in ps.iter().zip(parts) {
+                    self.bind(p, V::Uni(x), vf)?;
+                }
+                Ok(())
+            }
+            (Pat::Tuple(ps), V::Lanes(x)) => {
+                let fields = record_fields(&x).ok_or(Fail::No)?;
+                if fields.len() != ps.len() {
+                    return Err(Fail::No);
+                }
+                for (p, (_, f)) in ps.iter().zip(fields) {
+                    self.bind(p, V::Lanes(f), vf)?;
+                }
+                Ok(())
+            }
+            (Pat::Record(fs), V::Uni(x)) => {
+                for (name, p) in fs {
+                    let f = x.field(name).cloned().ok_or(Fail::Retry)?;
+                    self.bind(p, V::Uni(f), vf)?;
+                }
+                Ok(())
+            }
+            (Pat::Record(fs), V::Lanes(x)) => {
+                let fields = record_fields(&x).ok_or(Fail::No)?;
+                for (name, p) in fs {
+                    let f = fields
+                        .iter()
+                        .find(|(n, _)| n == name)
+                        .map(|(_, f)| f.clone())
+                        .ok_or(Fail::No)?;
+                    self.bind(p, V::Lanes(f), vf)?;
+                }
+                Ok(())
+            }
+            _ => Err(Fail::No),
+        }
+    }
+
+    /// Whether an expression reads any slot holding lanes.
+    fn mentions_lanes(&self, e: &Exp, vf: &VFrame<'_>) -> bool {
+        let mut found = false;
+        walk_slots(e, &mut |s| {
+            if matches!(vf.slots.get(s as usize), Some(Some(V::Lanes(_)))) {
+                found = true;
+            }
+        });
+        found
+    }
+
+    /// Evaluates a lane-free expression with the ordinary evaluator.
+    fn scalar(&mut self, e: &Exp, vf: &VFrame<'_>) -> VResult<V> {
+        let mut frame = Frame::new(vf.slots.len(), vf.env, None);
+        for (i, s) in vf.slots.iter().enumerate() {
+            if let Some(V::Uni(v)) = s {
+                frame.slots[i] = v.clone();
+            }
+        }
+        self.m.eval(e, &mut frame).map(V::Uni).or_else(retry)
+    }
+
+    fn eval(&mut self, e: &Exp, vf: &mut VFrame<'_>) -> VResult<V> {
+        match e {
+            Exp::Const(v) => Ok(V::Uni(v.clone())),
+            Exp::FlexLit(l) => Ok(V::Uni(Value::Prim(l.at(None)))),
+            Exp::Local(s) | Exp::LocalMove(s) => vf.slots[*s as usize].clone().ok_or(Fail::No),
+            Exp::Captured(s) => Ok(V::Uni(vf.env[*s as usize].clone())),
+            Exp::Tuple(es) => {
+                let mut vals = Vec::with_capacity(es.len());
+                for x in es {
+                    vals.push(self.eval(x, vf)?);
+                }
+                let names = tuple_names(vals.len());
+                self.record(names, vals, vf.n)
+            }
+            Exp::Record { exps, names, order } => {
+                let mut vals = Vec::with_capacity(exps.len());
+                for x in exps {
+                    vals.push(Some(self.eval(x, vf)?));
+                }
+                let sorted = order
+                    .iter()
+                    .map(|&i| vals[i].take().unwrap_or(V::Uni(unit())))
+                    .collect();
+                self.record(names.clone(), sorted, vf.n)
+            }
+            Exp::Project(x, name, span) => match self.eval(x, vf)? {
+                V::Uni(v) => project(v, name, *span).map(V::Uni).or_else(retry),
+                V::Lanes(v) => {
+                    let fields = record_fields(&v).ok_or(Fail::No)?;
+                    fields
+                        .into_iter()
+                        .find(|(n, _)| n == name)
+                        .map(|(_, f)| V::Lanes(f))
+                        .ok_or(Fail::No)
+                }
+            },
+            Exp::Index(a, idx, _) => self.index(a, idx, vf),
+            Exp::Apply(fe, args, span) => {
+                let f = self.eval(fe, vf)?;
+                let mut vals = Vec::with_capacity(args.len());
+                for a in args {
+                    vals.push(self.eval(a, vf)?);
+                }
+                self.apply(f, vals, vf.n, *span)
+            }
+            Exp::PrimCall(pf, args, _) => {
+                let mut vals = Vec::with_capacity(args.len());
+                let mut ty = None;
+                for a in args {
+                    if matches!(a, Exp::FlexLit(_)) {
+                        vals.push(None);
+                        continue;
+                    }
+                    let v = self.eval(a, vf)?;
+                    ty = ty.or_else(|| prim_type_of(&v));
+                    vals.push(Some(v));
+                }
+                let vals: Vec<V> = vals
+                    .into_iter()
+                    .zip(args)
+                    .map(|(v, a)| match (v, a) {
+                        (Some(v), _) => v,
+                        (None, Exp::FlexLit(l)) => V::Uni(Value::Prim(l.at(ty))),
+                        (None, _) => V::Uni(unit()),
+                    })
+                    .collect();
+                self.prim_call(*pf, vals, vf.n)
+            }
+            Exp::BinOp(op, a, b, span) => {
+                let (x, y) = if let Exp::FlexLit(l) = &**a {
+                    let y = self.eval(b, vf)?;
+                    (V::Uni(Value::Prim(l.at(prim_type_of(&y)))), y)
+                } else {
+                    let x = self.eval(a, vf)?;
+                    let y = match &**b {
+                        Exp::FlexLit(l) => V::Uni(Value::Prim(l.at(prim_type_of(&x)))),
+                        b => self.eval(b, vf)?,
+                    };
+                    (x, y)
+                };
+                self.binop(*op, x, y, vf.n, *span)
+            }
+            Exp::And(a, b) | Exp::Or(a, b) => {
+                let is_and = matches!(e, Exp::And(..));
+                let c = self.eval(a, vf)?;
+                if matches!(c, V::Lanes(_)) && is_safe(b) {
+                    // Both sides over all lanes: cheaper than splitting the lanes.
+                    let d = self.eval(b, vf)?;
+                    let op = if is_and {
+                        prim_ops::OvOp::LogAnd
+                    } else {
+                        prim_ops::OvOp::LogOr
+                    };
+                    return self.binop(op, c, d, vf.n, Span::default());
+                }
+                if is_and {
+                    self.cond(c, b, &Exp::Const(Value::bool(false)), vf)
+                } else {
+                    self.cond(c, &Exp::Const(Value::bool(true)), b, vf)
+                }
+            }
+            Exp::Neg(x, _) => {
+                let v = self.eval(x, vf)?;
+                self.prim_call(PrimFn::Neg, vec![v], vf.n)
+            }
+            Exp::Not(x, _) => match self.eval(x, vf)? {
+                V::Uni(Value::Prim(p)) => prim_ops::not(p)
+                    .map(|p| V::Uni(Value::Prim(p)))
+                    .or_else(retry),
+                V::Lanes(v) => {
+                    let (buf, off, n) = prim_lanes(&v)?;
+                    let out = kernels::generic_lanes(buf.elem_type(), n, |i| {
+                        prim_ops::not(buf_get(buf, off + i))
+                    })
+                    .or_else(retry)?;
+                    Ok(V::Lanes(Value::Array(Rc::new(Array::from_buffer(
+                        vec![n as i64],
+                        out,
+                    )))))
+                }
+                _ => Err(Fail::No),
+            },
+            Exp::If(c, t, f) => {
+                let cv = self.eval(c, vf)?;
+                self.cond(cv, t, f, vf)
+            }
+            Exp::Let(p, v, body) => {
+                let x = self.eval(v, vf)?;
+                self.bind(p, x, vf)?;
+                self.eval(body, vf)
+            }
+            Exp::Lambda(lam) => {
+                let mut env = Vec::with_capacity(lam.captures.len());
+                for c in &lam.captures {
+                    env.push(match c {
+                        Capture::Local(s) => match &vf.slots[*s as usize] {
+                            Some(V::Uni(v)) => v.clone(),
+                            _ => return Err(Fail::No),
+                        },
+                        Capture::Captured(s) => vf.env[*s as usize].clone(),
+                        Capture::SelfRef => return Err(Fail::No),
+                    });
+                }
+                Ok(V::Uni(Value::Fun(Rc::new(Fun::Closure {
+                    lam: lam.clone(),
+                    env: Rc::from(env),
+                }))))
+            }
+            Exp::Assert { cond, body, .. } => match self.eval(cond, vf)? {
+                V::Uni(c) if c.as_bool() == Some(true) => self.eval(body, vf),
+                V::Lanes(c) => {
+                    let (buf, off, n) = prim_lanes(&c)?;
+                    if (0..n).all(|i| buf_get(buf, off + i) == Prim::Bool(true)) {
+                        self.eval(body, vf)
+                    } else {
+                        Err(Fail::Retry)
+                    }
+                }
+                _ => Err(Fail::Retry),
+            },
+            Exp::SelfRef | Exp::Trace(..) => Err(Fail::No),
+            Exp::Hole(_) => Err(Fail::Retry),
+            _ => {
+                if self.mentions_lanes(e, vf) {
+                    Err(Fail::No)
+                } else {
+                    self.scalar(e, vf)
+                }
+            }
+        }
+    }
+
+    fn record(&mut self, names: Rc<[crate::value::Name]>, vals: Vec<V>, n: usize) -> VResult<V> {
+        if vals.iter().all(|v| matches!(v, V::Uni(_))) {
+            let values = vals
+                .into_iter()
+                .map(|v| match v {
+                    V::Uni(x) => x,
+                    V::Lanes(x) => x,
+                })
+                .collect();
+            return Ok(V::Uni(Value::Record(Rc::new(Record { names, values }))));
+        }
+        let mut fields = Vec::with_capacity(vals.len());
+        for v in vals {
+            match self.lanes(v, n)? {
+                Value::Array(a) => fields.push(a),
+                _ => return Err(Fail::No),
+            }
+        }
+        Ok(V::Lanes(Value::Array(Rc::new(Array {
+            shape: vec![n as i64],
+            data: ArrayData::Record { names, fields },
+        }))))
+    }
+
+    fn cond(&mut self, c: V, t: &Exp, f: &Exp, vf: &mut VFrame<'_>) -> VResult<V> {
+        let c = match c {
+            V::Uni(c) => {
+                return match c.as_bool() {
+                    Some(true) => self.eval(t, vf),
+                    Some(false) => self.eval(f, vf),
+                    None => Err(Fail::Retry),
+                };
+            }
+            V::Lanes(c) => c,
+        };
+        let (buf, off, n) = prim_lanes(&c)?;
+        let Buffer::Bool(bits) = &**buf else {
+            return Err(Fail::Retry);
+        };
+        let bits = &bits[off..off + n];
+        let (mut yes, mut no) = (Vec::new(), Vec::new());
+        for (i, &b) in bits.iter().enumerate() {
+            if b {
+                yes.push(i);
+            } else {
+                no.push(i);
+            }
+        }
+        if no.is_empty() {
+            return self.eval(t, vf);
+        }
+        if yes.is_empty() {
+            return self.eval(f, vf);
+        }
+        let vt = self.on_lanes(t, &yes, vf)?;
+        let vfv = self.on_lanes(f, &no, vf)?;
+        let lt = self.lanes(vt, yes.len())?;
+        let lf = self.lanes(vfv, no.len())?;
+        merge(n, &yes, &lt, &no, &lf).map(V::Lanes).ok_or(Fail::No)
+    }
+
+    /// Evaluates `e` on a subset of the lanes (gathering only the lane slots it reads).
+    fn on_lanes(&mut self, e: &Exp, which: &[usize], vf: &VFrame<'_>) -> VResult<V> {
+        let mut used = vec![false; vf.slots.len()];
+        walk_slots(e, &mut |s| {
+            if let Some(u) = used.get_mut(s as usize) {
+                *u = true;
+            }
+        });
+        let mut slots = Vec::with_capacity(vf.slots.len());
+        for (k, s) in vf.slots.iter().enumerate() {
+            slots.push(match s {
+                Some(V::Lanes(v)) if used[k] => {
+                    Some(V::Lanes(gather_rows(v, which).ok_or(Fail::No)?))
+                }
+                Some(V::Lanes(_)) => None,
+                other => other.clone(),
+            });
+        }
+        let mut sub = VFrame {
+            slots,
+            env: vf.env,
+            n: which.len(),
+        };
+        self.eval(e, &mut sub)
+    }
+
+    fn apply(&mut self, f: V, args: Vec<V>, n: usize, span: Span) -> VResult<V> {
+        let V::Uni(fv) = f else {
+            return Err(Fail::No);
+        };
+        if args.iter().all(|a| matches!(a, V::Uni(_))) {
+            let vals = args
+                .into_iter()
+                .map(|a| match a {
+                    V::Uni(x) | V::Lanes(x) => x,
+                })
+                .collect();
+            return self.m.apply(fv, vals, span).map(V::Uni).or_else(retry);
+        }
+        let Value::Fun(fun) = &fv else {
+            return Err(Fail::No);
+        };
+        match &**fun {
+            Fun::Builtin(Builtin::Op(op)) if args.len() == 2 => {
+                let mut it = args.into_iter();
+                let (Some(a), Some(b)) = (it.next(), it.next()) else {
+                    return Err(Fail::No);
+                };
+                self.binop(*op, a, b, n, span)
+            }
+            Fun::Builtin(Builtin::Prim(pf)) if args.len() == 1 => {
+                let arg = args.into_iter().next().ok_or(Fail::No)?;
+                let parts = match arg {
+                    V::Uni(x) => x.tuple_elems().into_iter().map(V::Uni).collect(),
+                    V::Lanes(x) => match record_fields(&x) {
+                        Some(fs) if pf.arity() > 1 => {
+                            fs.into_iter().map(|(_, f)| V::Lanes(f)).collect()
+                        }
+                        _ => vec![V::Lanes(x)],
+                    },
+                };
+                self.prim_call(*pf, parts, n)
+            }
+            Fun::Builtin(Builtin::Neg) if args.len() == 1 => self.prim_call(PrimFn::Neg, args, n),
+            Fun::Builtin(_) | Fun::Sized { .. } => Err(Fail::No),
+            Fun::Partial { fun, args: first } => {
+                let mut all: Vec<V> = first.iter().cloned().map(V::Uni).collect();
+                all.extend(args);
+                self.apply(V::Uni(Value::Fun(fun.clone())), all, n, span)
+            }
+            Fun::Closure { lam, env } => {
+                let arity = lam.params.len();
+                if args.len() < arity {
+                    return Err(Fail::No);
+                }
+                if self.depth >= MAX_DEPTH || lam.no_vector.get() {
+                    return Err(Fail::Callee);
+                }
+                let mut args = args;
+                let rest = args.split_off(arity);
+                let mut sub = VFrame {
+                    slots: vec![None; lam.nslots],
+                    env,
+                    n,
+                };
+                for (p, a) in lam.params.iter().zip(args) {
+                    self.bind(p, a, &mut sub).map_err(|e| match e {
+                        Fail::No => Fail::Callee,
+                        e => e,
+                    })?;
+                }
+                self.depth += 1;
+                let r = self.eval(&lam.body, &mut sub);
+                self.depth -= 1;
+                let r = r.map_err(|e| match e {
+                    Fail::No => {
+                        lam.no_vector.set(true);
+                        Fail::Callee
+                    }
+                    e => e,
+                })?;
+                if rest.is_empty() {
+                    Ok(r)
+                } else {
+                    self.apply(r, rest, n, span)
+                }
+            }
+        }
+    }
+
+    fn binop(&mut self, op: prim_ops::OvOp, x: V, y: V, n: usize, span: Span) -> VResult<V> {
+        if let (V::Uni(a), V::Uni(b)) = (&x, &y) {
+            return binop(op, a, b, span).map(V::Uni).or_else(retry);
+        }
+        let ty = prim_type_of(&x)
+            .or_else(|| prim_type_of(&y))
+            .ok_or(Fail::No)?;
+        let r = resolve(op, ty).ok_or(Fail::No)?;
+        let (a, b) = if r.swap { (y, x) } else { (x, y) };
+        let out = with_args(&a, &b, |aa, bb| kernels::lanes_bin(r.op, aa, bb, n))?;
+        let out = out.ok_or(Fail::No)?.or_else(retry)?;
+        let out = if r.negate {
+            match out {
+                Buffer::Bool(v) => Buffer::Bool(v.into_iter().map(|b| !b).collect()),
+                _ => return Err(Fail::No),
+            }
+        } else {
+            out
+        };
+        Ok(V::Lanes(Value::Array(Rc::new(Array::from_buffer(
+            vec![n as i64],
+            out,
+        )))))
+    }
+
+    fn prim_call(&mut self, pf: PrimFn, args: Vec<V>, n: usize) -> VResult<V> {
+        if args.iter().all(|a| matches!(a, V::Uni(_))) {
+            let mut prims = Vec::with_capacity(args.len());
+            for a in &args {
+                match a {
+                    V::Uni(Value::Prim(p)) => prims.push(*p),
+                    _ => return Err(Fail::Retry),
+                }
+            }
+            return pf
+                .apply(&prims)
+                .map(|p| V::Uni(Value::Prim(p)))
+                .or_else(retry);
+        }
+        let mut holders: Vec<Holder> = Vec::with_capacity(args.len());
+        for a in &args {
+            holders.push(match a {
+                V::Uni(Value::Prim(p)) => Holder::Scalar(*p),
+                V::Lanes(v) => {
+                    let (buf, off, k) = prim_lanes(v)?;
+                    if k != n {
+                        return Err(Fail::No);
+                    }
+                    Holder::Lanes(buf.clone(), off)
+                }
+                _ => return Err(Fail::No),
+            });
+        }
+        let argv: Vec<Arg<'_>> = holders
+            .iter()
+            .map(|h| match h {
+                Holder::Scalar(p) => Arg::Scalar(*p),
+                Holder::Lanes(b, off) => Arg::Lanes(b, *off),
+            })
+            .collect();
+        let out = kernels::lanes_prim(pf, &argv, n).or_else(retry)?;
+        Ok(V::Lanes(Value::Array(Rc::new(Array::from_buffer(
+            vec![n as i64],
+            out,
+        )))))
+    }
+
+    fn index(&mut self, a: &Exp, idx: &[IdxExp], vf: &mut VFrame<'_>) -> VResult<V> {
+        let arr = self.eval(a, vf)?;
+        let mut fixed = Vec::with_capacity(idx.len());
+        for i in idx {
+            match i {
+                IdxExp::Fix(x) => fixed.push(match x {
+                    Exp::FlexLit(FlexLit::Int(k)) => V::Uni(Value::i64(*k as i64)),
+                    x => self.eval(x, vf)?,
+                }),
+                IdxExp::Slice(..) => {
+                    // Slices with lane-dependent parts are not vectorised; uniform ones
+                    // are evaluated once.
+                    if matches!(arr, V::Uni(_)) && !self.mentions_lanes_idx(idx, vf) {
+                        let mut frame = Frame::new(vf.slots.len(), vf.env, None);
+                        for (k, s) in vf.slots.iter().enumerate() {
+                            if let Some(V::Uni(v)) = s {
+                                frame.slots[k] = v.clone();
+                            }
+                        }
+                        let ix =
+                            crate::eval::exp::eval_idx(self.m, idx, &mut frame).or_else(retry)?;
+                        return match &arr {
+                            V::Uni(Value::Array(a)) => {
+                                array::index(a, &ix).map(V::Uni).or_else(retry)
+                            }
+                            _ => Err(Fail::Retry),
+                        };
+                    }
+                    return Err(Fail::No);
+                }
+            }
+        }
+        let all_uni = fixed.iter().all(|v| matches!(v, V::Uni(_)));
+        match (&arr, all_uni) {
+            (V::Uni(Value::Array(a)), true) => {
+                let idx: Vec<DimIdx> = fixed
+                    .iter()
+                    .map(|v| match v {
+                        V::Uni(x) => DimIdx::Fix(x.as_i64().unwrap_or(-1)),
+                        V::Lanes(_) => DimIdx::Fix(-1),
+                    })
+                    .collect();
+                array::index(a, &idx).map(V::Uni).or_else(retry)
+            }
+            (V::Uni(_), true) => Err(Fail::Retry),
+            _ => {
+                let n = vf.n;
+                // Lanes of arrays index with the lane number as an extra leading index.
+                let (base, mut cols) = match &arr {
+                    V::Uni(Value::Array(a)) => (a.clone(), Vec::new()),
+                    V::Lanes(Value::Array(a)) => {
+                        (a.clone(), vec![(0..n as i64).collect::<Vec<i64>>()])
+                    }
+                    _ => return Err(Fail::No),
+                };
+                let mut cells = vec![0usize; n];
+                let mut d = 0;
+                if !cols.is_empty() {
+                    let dim = base.shape[0];
+                    if dim < n as i64 {
+                        return Err(Fail::Retry);
+                    }
+                    for (k, c) in cells.iter_mut().enumerate() {
+                        *c = k;
+                    }
+                    d = 1;
+                }
+                cols.clear();
+                for v in &fixed {
+                    let Some(&dim) = base.shape.get(d) else {
+                        return Err(Fail::Retry);
+                    };
+                    add_index(&mut cells, v, dim)?;
+                    d += 1;
+                }
+                let p = array::Plan {
+                    indexed: d,
+                    slice_dims: vec![n as i64],
+                    cells: array::Cells::List(cells),
+                };
+                Ok(V::Lanes(array::apply_plan(&base, &p)))
+            }
+        }
+    }
+
+    fn mentions_lanes_idx(&self, idx: &[IdxExp], vf: &VFrame<'_>) -> bool {
+        idx.iter().any(|i| match i {
+            IdxExp::Fix(x) => self.mentions_lanes(x, vf),
+            IdxExp::Slice(a, b, c) => [a, b, c]
+                .into_iter()
+                .flatten()
+                .any(|x| self.mentions_lanes(x, vf)),
+        })
+    }
+}
