@@ -8,6 +8,7 @@ cargo fmt --all -- --check
 echo "== cargo clippy"
 cargo clippy --workspace --all-targets --locked -- -D warnings
 echo "== cargo test (release: the corpus and fuzz tests are CPU-bound)"
+mkdir -p target
 cargo test --workspace --release --locked 2>&1 | tee target/test-output.txt
 # One summary line for CI: totals over every test binary.
 awk '/^test result:/ { p += $4; f += $6; s += $8 } END { printf "%d passed, %d failed, %d skipped\n", p, f, s }' target/test-output.txt
