@@ -54,7 +54,6 @@ pub enum LoadError {
     /// The program has errors; the diagnostics include at least one error.
     #[error("the program has {} error(s)", .0.iter().filter(|d| d.is_error()).count())]
     Compile(Vec<Diagnostic>),
-
 }
 
 /// A run-time failure of an entry point (including arguments of the wrong type or number).

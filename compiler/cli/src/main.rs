@@ -1,6 +1,7 @@
 //! The `futhark-rs` command line: one subcommand per module, each a thin layer over the
 //! compiler crates.
 
+mod bench;
 mod check;
 mod data;
 mod dataset;
@@ -26,17 +27,20 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
-    /// Check programs for errors: parse, resolve imports (type checking lands with the checker).
+    /// Check programs for errors: syntax, imports and types.
     Check(check::CheckArgs),
     /// Run the test cases in programs' `-- ==` blocks (the conformance runner).
     Test(test::TestArgs),
-    /// Test one program in this process, printing one JSON line per case (used by `test`).
+    /// Test the programs named on standard input, one JSON request per line, printing one JSON
+    /// line per case (the worker process of `test`).
     #[command(hide = true)]
-    TestOne(test::ChildArgs),
+    TestWorker(test::WorkerArgs),
     /// Generate random data (`-g TYPE`) or convert data between the text and binary formats.
     Dataset(dataset::DatasetArgs),
     /// Run an entry point on arguments read from standard input and print its results.
     Run(run::RunArgs),
+    /// Time programs on the datasets of their test blocks.
+    Bench(bench::BenchArgs),
 }
 
 fn main() -> ExitCode {
@@ -44,8 +48,9 @@ fn main() -> ExitCode {
     match cli.command {
         Command::Check(args) => check::run(args),
         Command::Test(args) => test::run(args),
-        Command::TestOne(args) => test::run_child(args),
+        Command::TestWorker(args) => test::run_worker(args),
         Command::Dataset(args) => dataset::run(args),
         Command::Run(args) => run::run(args),
+        Command::Bench(args) => bench::run(args),
     }
 }

@@ -155,6 +155,46 @@ fn a_file_that_runs_out_of_time_fails_as_timed_out() {
 }
 
 #[test]
+fn one_worker_tests_many_files_in_turn() {
+    let requests = "{\"file\":\"tests/fixtures/parse/ok.fut\",\"start\":0}\n\
+                    {\"file\":\"tests/fixtures/parse/bad.fut\",\"start\":0}\n\
+                    {\"file\":\"tests/fixtures/parse/missing.fut\",\"start\":0}\n\
+                    not a request\n\
+                    {\"file\":\"tests/fixtures/parse/ok.fut\",\"start\":1}\n\
+                    {\"file\":\"tests/fixtures/parse/sub/nested.fut\",\"start\":0}\n";
+    let out = futhark(&["test-worker", "--mode", "parse"], requests.as_bytes());
+    assert!(out.status.success(), "{}", stderr(&out));
+    let lines: Vec<serde_json::Value> = stdout(&out)
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("every line is a JSON message"))
+        .collect();
+    let text: Vec<String> = lines.iter().map(ToString::to_string).collect();
+    assert_eq!(lines.len(), 9, "{text:#?}");
+    assert_eq!(text[0], r#"{"index":0,"status":"passed"}"#);
+    assert_eq!(text[1], r#"{"done":"tests/fixtures/parse/ok.fut"}"#);
+    assert_eq!(lines[2]["status"], "failed");
+    let message = lines[2]["message"].as_str().unwrap_or("");
+    assert!(
+        message.starts_with("tests/fixtures/parse/bad.fut:5:"),
+        "{message}"
+    );
+    assert_eq!(text[3], r#"{"done":"tests/fixtures/parse/bad.fut"}"#);
+    assert_eq!(lines[4]["done"], "tests/fixtures/parse/missing.fut");
+    let error = lines[4]["error"].as_str().unwrap_or("");
+    assert!(
+        error.starts_with("cannot read tests/fixtures/parse/missing.fut: "),
+        "{error}"
+    );
+    assert_eq!(lines[5]["done"], "");
+    let error = lines[5]["error"].as_str().unwrap_or("");
+    assert!(error.starts_with("the test worker got a malformed request"));
+    // Starting past the last item runs nothing.
+    assert_eq!(text[6], r#"{"done":"tests/fixtures/parse/ok.fut"}"#);
+    assert_eq!(text[7], r#"{"index":0,"status":"passed"}"#);
+    assert_eq!(text[8], r#"{"done":"tests/fixtures/parse/sub/nested.fut"}"#);
+}
+
+#[test]
 fn excluded_tags_skip_programs() {
     let dir = scratch("exclude");
     std::fs::write(

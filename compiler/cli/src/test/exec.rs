@@ -1,4 +1,4 @@
-//! Checking one item of a plan, inside the child process: parsing, type checking, or running
+//! Checking one item of a plan, inside a worker process: parsing, type checking, or running
 //! a case on a loaded program and comparing what it produced with what the test block expects.
 
 use std::path::Path;

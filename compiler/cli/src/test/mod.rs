@@ -1,10 +1,16 @@
 //! `futhark-rs test`: the conformance runner.
 //!
-//! Collects `.fut` files, plans each one from its test blocks ([`plan`]), runs every file that
-//! needs running in a child process of this binary (`futhark-rs test-one`, see [`child`]) with
-//! a per-file timeout, up to `-j` at a time ([`pool`]), prints failures in file order as they
-//! come in, and ends with a summary whose last line is `N passed, N failed, N skipped`
-//! ([`report`]); `--json` writes every result ([`json`]).
+//! Collects `.fut` files, plans each one from its test blocks ([`plan`]), and hands every file
+//! that needs running to a worker process of this binary (`futhark-rs test-worker`, see
+//! [`worker`] and [`protocol`]), keeping up to `-j` workers busy ([`pool`]). A worker tests one
+//! file at a time and is reused for the next, so the process-wide setup (the type checker's
+//! prelude) is paid once per worker rather than once per file; each file still gets a fresh
+//! compiler database. Each file has its own deadline (`--timeout`): a worker still busy with
+//! a file when it passes is killed, the file's unreported cases fail as timed out, and a new
+//! worker takes the next file. A worker that dies (stack overflow, abort) fails the case it was
+//! on, and a new one carries on with the file's next case. Failures are printed in file order
+//! as they come in, and the run ends with a summary whose last line is
+//! `N passed, N failed, N skipped` ([`report`]); `--json` writes every result ([`json`]).
 //!
 //! Modes (`--mode`):
 //! - `parse`: every program must parse; programs expecting a compile error are skipped.
@@ -18,29 +24,32 @@
 //! A mode whose compiler stage is missing from this build reports that and exits with
 //! status 2. Otherwise the exit status is 1 if anything failed, 0 if not.
 
-mod child;
-mod exec;
+pub(crate) mod exec;
 mod json;
 mod mode;
 mod outcome;
 mod plan;
 mod pool;
+mod protocol;
 mod report;
+mod worker;
 
 use std::collections::BTreeMap;
 use std::io;
 use std::path::{Path, PathBuf};
-use std::process::{Command, ExitCode};
+use std::process::ExitCode;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
 use clap::Args;
 
-pub use child::{ChildArgs, run as run_child};
 use mode::Mode;
 use outcome::{CaseResult, Status, Verdict};
 use plan::{Action, Item};
+use pool::{WorkerCommand, WorkerSlot};
+use protocol::Request;
+pub use worker::{WorkerArgs, run as run_worker};
 
 #[derive(Args)]
 pub struct TestArgs {
@@ -74,11 +83,9 @@ struct FileJob {
     items: Vec<Item>,
 }
 
-/// How to start and limit the child processes.
-struct ChildSettings {
-    exe: PathBuf,
-    mode: Mode,
-    exclude: Vec<String>,
+/// How to start the worker processes, and how long each file may take.
+struct WorkerSettings {
+    command: WorkerCommand,
     timeout: Duration,
 }
 
@@ -108,10 +115,8 @@ pub fn run(args: TestArgs) -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    let settings = ChildSettings {
-        exe,
-        mode: args.mode,
-        exclude: args.exclude.clone(),
+    let settings = WorkerSettings {
+        command: worker_command(exe, args.mode, &args.exclude),
         timeout,
     };
     let jobs = collect_jobs(&args.paths, args.mode, &args.exclude);
@@ -208,11 +213,11 @@ fn group_of(arg: &Path, file: &Path) -> String {
     arg.display().to_string()
 }
 
-/// Tests every job on `threads` worker threads, calling `done` with each file's results in
-/// file order (results that arrive early wait for the files before them).
+/// Tests every job with `threads` workers, calling `done` with each file's results in file
+/// order (results that arrive early wait for the files before them).
 fn execute(
     jobs: &[FileJob],
-    settings: &ChildSettings,
+    settings: &WorkerSettings,
     threads: usize,
     mut done: impl FnMut(&FileJob, Vec<CaseResult>),
 ) {
@@ -223,10 +228,11 @@ fn execute(
             let tx = tx.clone();
             let next = &next;
             scope.spawn(move || {
+                let mut slot = WorkerSlot::new(settings.command.clone());
                 loop {
                     let i = next.fetch_add(1, Ordering::Relaxed);
                     let Some(job) = jobs.get(i) else { break };
-                    if tx.send((i, test_job(job, settings))).is_err() {
+                    if tx.send((i, test_job(job, settings, &mut slot))).is_err() {
                         break;
                     }
                 }
@@ -245,11 +251,11 @@ fn execute(
     });
 }
 
-/// The results of one file: runs a child process if any item needs one.
-fn test_job(job: &FileJob, settings: &ChildSettings) -> Vec<CaseResult> {
+/// The results of one file: has the worker in `slot` run it if any item needs running.
+fn test_job(job: &FileJob, settings: &WorkerSettings, slot: &mut WorkerSlot) -> Vec<CaseResult> {
     let mut verdicts: Vec<Option<Verdict>> = vec![None; job.items.len()];
-    if job.items.iter().any(|i| i.action.needs_child()) {
-        run_children(job, settings, &mut verdicts);
+    if job.items.iter().any(|i| i.action.needs_worker()) {
+        run_on_worker(job, settings, slot, &mut verdicts);
     }
     let file = job.path.display().to_string();
     job.items
@@ -282,27 +288,48 @@ fn test_job(job: &FileJob, settings: &ChildSettings) -> Vec<CaseResult> {
         .collect()
 }
 
-/// Gives every item of `job` that needs a child its verdict. A child that crashes fails the
-/// item it was on (the first one it did not report), and a new child carries on after it, within
-/// the same per-file deadline; after [`MAX_SILENT_CRASHES`] crashes in a row without a single
+/// Gives every item of `job` that needs a worker its verdict. A worker that dies fails the item
+/// it was on (the first one it did not report), and a new worker carries on after it, within
+/// the same per-file deadline; after [`MAX_SILENT_CRASHES`] deaths in a row without a single
 /// report (a crash while loading the program, say) the remaining items fail with the reason.
-fn run_children(job: &FileJob, settings: &ChildSettings, verdicts: &mut [Option<Verdict>]) {
+fn run_on_worker(
+    job: &FileJob,
+    settings: &WorkerSettings,
+    slot: &mut WorkerSlot,
+    verdicts: &mut [Option<Verdict>],
+) {
     let deadline = Instant::now() + settings.timeout;
     let pending = |verdicts: &[Option<Verdict>], from: usize| {
         (from..job.items.len())
-            .find(|&i| job.items[i].action.needs_child() && verdicts[i].is_none())
+            .find(|&i| job.items[i].action.needs_worker() && verdicts[i].is_none())
+    };
+    let fail_from = |verdicts: &mut [Option<Verdict>], from: usize, reason: &str| {
+        let rest = job.items.iter().zip(verdicts.iter_mut()).skip(from);
+        for (item, verdict) in rest {
+            if item.action.needs_worker() && verdict.is_none() {
+                *verdict = Some(Verdict::fail(reason));
+            }
+        }
+    };
+    let Some(file) = job.path.to_str() else {
+        let reason = "the path is not valid UTF-8, which the test worker cannot be sent";
+        fail_from(verdicts, 0, reason);
+        return;
     };
     let mut start = 0;
     let mut silent_crashes = 0;
     while let Some(first) = pending(verdicts, start) {
-        let left = deadline.saturating_duration_since(Instant::now());
-        let run = pool::run_child(&mut child_command(job, settings, first), left);
+        let request = Request {
+            file: file.to_string(),
+            start: first,
+        };
+        let run = slot.run_file(&request, deadline);
         for report in &run.reports {
             let runs_here = report.index >= first
                 && job
                     .items
                     .get(report.index)
-                    .is_some_and(|i| i.action.needs_child());
+                    .is_some_and(|i| i.action.needs_worker());
             if runs_here {
                 verdicts[report.index] = Some(report.verdict.clone());
             }
@@ -317,12 +344,7 @@ fn run_children(job: &FileJob, settings: &ChildSettings, verdicts: &mut [Option<
             0
         };
         if !run.crashed() || silent_crashes >= MAX_SILENT_CRASHES {
-            let rest = job.items.iter().zip(verdicts.iter_mut()).skip(stopped_at);
-            for (item, verdict) in rest {
-                if item.action.needs_child() && verdict.is_none() {
-                    *verdict = Some(Verdict::fail(reason.clone()));
-                }
-            }
+            fail_from(verdicts, stopped_at, &reason);
             break;
         }
         verdicts[stopped_at] = Some(Verdict::fail(reason));
@@ -333,20 +355,18 @@ fn run_children(job: &FileJob, settings: &ChildSettings, verdicts: &mut [Option<
 /// Consecutive crashes without any report after which a file's remaining items are given up.
 const MAX_SILENT_CRASHES: usize = 3;
 
-/// The command running the child for `job`, starting at item `start`.
-fn child_command(job: &FileJob, settings: &ChildSettings, start: usize) -> Command {
-    let mut command = Command::new(&settings.exe);
-    command
-        .arg("test-one")
-        .arg("--mode")
-        .arg(settings.mode.name())
-        .arg("--start")
-        .arg(start.to_string());
-    for tag in &settings.exclude {
-        command.arg("--exclude").arg(tag);
+/// The command starting a worker for `mode`, excluding the user's `exclude` tags; `exe` is this
+/// program.
+fn worker_command(exe: PathBuf, mode: Mode, exclude: &[String]) -> WorkerCommand {
+    let mut args = vec!["test-worker".into(), "--mode".into(), mode.name().into()];
+    for tag in exclude {
+        args.push("--exclude".into());
+        args.push(tag.into());
     }
-    command.arg("--").arg(&job.path);
-    command
+    WorkerCommand {
+        program: exe.into_os_string(),
+        args,
+    }
 }
 
 #[cfg(test)]
@@ -360,5 +380,207 @@ mod tests {
         assert_eq!(group_of(root, Path::new("tests/c.fut")), "tests");
         assert_eq!(group_of(Path::new("x/y.fut"), Path::new("x/y.fut")), "x");
         assert_eq!(group_of(Path::new("y.fut"), Path::new("y.fut")), ".");
+    }
+
+    /// A stand-in for `futhark-rs test-worker` that logs its process id to the file named by
+    /// its first argument when it starts, and answers each request by the file's name: `loop`
+    /// never finishes, `crash` aborts on its first item (but not when restarted after it),
+    /// `doomed` is killed on every item, and any other file passes items 0 to 4 from the
+    /// requested one on.
+    #[cfg(unix)]
+    const FAKE_WORKER: &str = r#"echo $$ >> "$1"
+        while IFS= read -r req; do
+            file=${req#*\"file\":\"}; file=${file%%\"*}
+            start=${req#*\"start\":}; start=${start%%[!0-9]*}
+            case "$file" in
+                *loop*) exec sleep 30 ;;
+                *crash*) if [ "$start" = 0 ]; then echo "stack overflow" >&2; kill -ABRT $$; fi ;;
+                *doomed*) echo "doomed at $start" >&2; kill -KILL $$ ;;
+            esac
+            i=$start
+            while [ "$i" -le 4 ]; do echo "{\"index\":$i,\"status\":\"passed\"}"; i=$((i+1)); done
+            printf '{"done":"%s"}\n' "$file"
+        done"#;
+
+    /// Runs the fake worker on files `names` (each with `items` items to run), `threads` at a
+    /// time; returns every file's results and how many workers were started.
+    #[cfg(unix)]
+    fn run_fake(
+        test: &str,
+        names: &[&str],
+        items: usize,
+        threads: usize,
+        timeout: Duration,
+    ) -> (Vec<Vec<CaseResult>>, usize) {
+        let dir =
+            std::env::temp_dir().join(format!("futhark-rs-workers-{}-{test}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let log = dir.join("started");
+        let _ = std::fs::remove_file(&log);
+        let settings = WorkerSettings {
+            command: WorkerCommand {
+                program: "sh".into(),
+                args: vec![
+                    "-c".into(),
+                    FAKE_WORKER.into(),
+                    "sh".into(),
+                    log.clone().into_os_string(),
+                ],
+            },
+            timeout,
+        };
+        let item = Item {
+            entry: None,
+            case: None,
+            action: Action::Parse,
+        };
+        let jobs: Vec<FileJob> = names
+            .iter()
+            .map(|name| FileJob {
+                path: PathBuf::from(format!("dir/{name}.fut")),
+                group: "dir".to_string(),
+                items: vec![item.clone(); items],
+            })
+            .collect();
+        let mut all = Vec::new();
+        execute(&jobs, &settings, threads, |job, results| {
+            assert!(
+                results
+                    .iter()
+                    .all(|r| r.file == job.path.display().to_string())
+            );
+            all.push(results);
+        });
+        let started = std::fs::read_to_string(&log).unwrap_or_default();
+        std::fs::remove_dir_all(&dir).unwrap();
+        (all, started.lines().count())
+    }
+
+    /// Each file's statuses, and the message of its first failure.
+    #[cfg(unix)]
+    fn outline(results: &[Vec<CaseResult>]) -> Vec<(Vec<Status>, Option<String>)> {
+        results
+            .iter()
+            .map(|file| {
+                let statuses = file.iter().map(|r| r.status).collect();
+                let failure = file
+                    .iter()
+                    .find(|r| r.status == Status::Failed)
+                    .and_then(|r| r.message.clone());
+                (statuses, failure)
+            })
+            .collect()
+    }
+
+    #[cfg(unix)]
+    fn passed(n: usize) -> (Vec<Status>, Option<String>) {
+        (vec![Status::Passed; n], None)
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn many_files_go_through_one_worker() {
+        let names: Vec<String> = (0..40).map(|i| format!("f{i}")).collect();
+        let names: Vec<&str> = names.iter().map(String::as_str).collect();
+        let (results, started) = run_fake("many", &names, 2, 1, Duration::from_secs(20));
+        assert_eq!(outline(&results), vec![passed(2); 40]);
+        assert_eq!(started, 1);
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_looping_file_times_out_and_the_files_after_it_pass() {
+        let (results, started) = run_fake(
+            "loop",
+            &["a", "b_loop", "c", "d"],
+            2,
+            1,
+            Duration::from_millis(500),
+        );
+        let timed_out = Some("timed out (after 0.5 s)".to_string());
+        assert_eq!(
+            outline(&results),
+            vec![
+                passed(2),
+                (vec![Status::Failed; 2], timed_out),
+                passed(2),
+                passed(2)
+            ]
+        );
+        assert_eq!(started, 2);
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_crashing_file_fails_its_case_and_the_rest_pass() {
+        let (results, started) = run_fake(
+            "crash",
+            &["a", "b_crash", "c"],
+            3,
+            1,
+            Duration::from_secs(20),
+        );
+        let crash = "the test process was killed by signal 6 (SIGABRT):\nstack overflow";
+        assert_eq!(
+            outline(&results),
+            vec![
+                passed(3),
+                (
+                    vec![Status::Failed, Status::Passed, Status::Passed],
+                    Some(crash.to_string())
+                ),
+                passed(3)
+            ]
+        );
+        // The worker that died is replaced, and the new one goes on to the next file.
+        assert_eq!(started, 2);
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_file_crashing_three_times_without_progress_is_given_up() {
+        let (results, started) =
+            run_fake("doomed", &["a_doomed", "b"], 5, 1, Duration::from_secs(20));
+        let messages: Vec<String> = results[0]
+            .iter()
+            .map(|r| r.message.clone().unwrap_or_default())
+            .collect();
+        let killed = "the test process was killed by signal 9 (SIGKILL):\ndoomed at";
+        assert_eq!(
+            messages,
+            vec![
+                format!("{killed} 0"),
+                format!("{killed} 1"),
+                format!("{killed} 2"),
+                format!("{killed} 2"),
+                format!("{killed} 2"),
+            ]
+        );
+        assert_eq!(outline(&results[1..]), vec![passed(5)]);
+        assert_eq!(started, 4);
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn parallel_workers_report_in_file_order() {
+        let names: Vec<String> = (0..24)
+            .map(|i| match i {
+                5 => "f5_loop".to_string(),
+                11 => "f11_crash".to_string(),
+                _ => format!("f{i}"),
+            })
+            .collect();
+        let names: Vec<&str> = names.iter().map(String::as_str).collect();
+        let (results, started) = run_fake("parallel", &names, 1, 3, Duration::from_millis(500));
+        let files: Vec<String> = results.iter().map(|r| r[0].file.clone()).collect();
+        let expected: Vec<String> = names.iter().map(|n| format!("dir/{n}.fut")).collect();
+        assert_eq!(files, expected);
+        for (i, file) in outline(&results).into_iter().enumerate() {
+            let failed = file.0 == vec![Status::Failed];
+            assert_eq!(failed, i == 5 || i == 11, "{i}: {file:?}");
+        }
+        // Three workers, plus one for each that was killed or died if its thread had files
+        // left to take.
+        assert!((3..=5).contains(&started), "{started}");
     }
 }

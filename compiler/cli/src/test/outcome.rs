@@ -1,5 +1,5 @@
 //! Results of test cases: what the runner prints, counts and writes with `--json`, and the
-//! one-line JSON reports a child process sends for each case it ran.
+//! verdicts a worker process sends for each case it ran (see [`super::protocol`]).
 
 use serde::{Deserialize, Serialize};
 
@@ -110,14 +110,4 @@ impl Verdict {
             regex_matched: None,
         }
     }
-}
-
-/// One line a child process prints: the verdict on the item at `index` of the file's plan.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct ChildReport {
-    /// Position of the item in the plan.
-    pub index: usize,
-    /// The verdict.
-    #[serde(flatten)]
-    pub verdict: Verdict,
 }

@@ -1,9 +1,9 @@
 //! What the runner does with one program in a given mode: a list of items, each a case to
 //! check or a case skipped (with the reason) or failed before running.
 //!
-//! The parent process and the child that runs a file compute the same plan from the same
-//! source, so the child's reports name items by their index, and the parent knows which items
-//! a child that died or timed out never reported.
+//! The parent process and the worker that runs a file compute the same plan from the same
+//! source, so the worker's reports name items by their index, and the parent knows which items
+//! a worker that died or timed out never reported.
 
 use futhark_testspec::{BlockBody, CaseInput, RunCase, RunMode, TestSpec};
 
@@ -53,8 +53,8 @@ pub enum Action {
 }
 
 impl Action {
-    /// Whether a child process has to run this item.
-    pub fn needs_child(&self) -> bool {
+    /// Whether a worker process has to run this item.
+    pub fn needs_worker(&self) -> bool {
         !matches!(self, Action::Skip(..) | Action::Fail(_))
     }
 }

@@ -1,0 +1,266 @@
+//! `futhark-rs bench`: times the entry points of programs on the datasets of their test
+//! blocks: one warm-up run, then repeated runs; prints mean, median and a 95% confidence
+//! interval per dataset and can write JSON in the shape of the reference `futhark bench`.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::time::{Duration, Instant};
+
+use clap::Args;
+use futhark_db::{Database, Db};
+use futhark_testspec::{RunMode, TestSpec};
+use serde::Serialize;
+
+use crate::engine::{self, LoadError, Program};
+use crate::run::Backend;
+use crate::test::exec::case_inputs;
+
+#[derive(Args)]
+pub struct BenchArgs {
+    /// Where to run the programs.
+    #[arg(long, value_enum, default_value = "auto")]
+    backend: Backend,
+    /// Measured runs per dataset (after one warm-up run).
+    #[arg(long, default_value_t = 10)]
+    runs: usize,
+    /// Stop repeating a dataset once its measured runs took this many seconds in total
+    /// (at least one run is always measured).
+    #[arg(long, default_value_t = 30.0)]
+    budget: f64,
+    /// Write the results as JSON (the reference `futhark bench --json` shape).
+    #[arg(long)]
+    json: Option<PathBuf>,
+    /// Skip datasets and programs carrying this tag.
+    #[arg(long)]
+    exclude: Vec<String>,
+    /// Programs or directories.
+    #[arg(required = true)]
+    paths: Vec<PathBuf>,
+}
+
+/// One dataset's measurements, as the reference writes them.
+#[derive(Serialize)]
+struct DatasetResult {
+    /// Run times in microseconds.
+    runtimes: Vec<u64>,
+    /// Peak memory by space; not measured by the interpreter.
+    bytes: BTreeMap<String, u64>,
+}
+
+#[derive(Serialize, Default)]
+struct EntryResult {
+    datasets: BTreeMap<String, DatasetResult>,
+}
+
+pub fn run(args: BenchArgs) -> ExitCode {
+    if matches!(args.backend, Backend::Cuda) {
+        eprintln!("error: the CUDA backend is not available in this build yet");
+        return ExitCode::from(2);
+    }
+    let (paths, path_errors) = crate::paths::collect_fut_files(&args.paths);
+    for err in &path_errors {
+        eprintln!("error: cannot read {err}");
+    }
+    let mut run_mode = RunMode::bench("interpreter");
+    run_mode.exclude.extend(args.exclude.iter().cloned());
+    let mut results: BTreeMap<String, EntryResult> = BTreeMap::new();
+    let mut failures = path_errors.len();
+    for path in &paths {
+        failures += bench_file(&args, &run_mode, path, &mut results);
+    }
+    if let Some(json) = &args.json {
+        let text = serde_json::to_string_pretty(&results).unwrap_or_default();
+        if let Err(e) = std::fs::write(json, text) {
+            eprintln!("error: cannot write {}: {e}", json.display());
+            failures += 1;
+        }
+    }
+    if failures > 0 {
+        ExitCode::FAILURE
+    } else {
+        ExitCode::SUCCESS
+    }
+}
+
+/// Benchmarks every (entry, dataset) of one program; returns the number of failures.
+fn bench_file(
+    args: &BenchArgs,
+    run_mode: &RunMode,
+    path: &Path,
+    results: &mut BTreeMap<String, EntryResult>,
+) -> usize {
+    let db = Database::new();
+    let Some(file) = db.load_file(path) else {
+        eprintln!("error: cannot read {}", path.display());
+        return 1;
+    };
+    let spec = match TestSpec::parse(file.text(&db)) {
+        Ok(spec) => spec,
+        Err(e) => {
+            eprintln!("{}: bad test block: {e}", path.display());
+            return 1;
+        }
+    };
+    if spec.is_excluded(run_mode) {
+        return 0;
+    }
+    let runs: Vec<_> = spec
+        .runs()
+        .filter(|(_, case)| !case.is_excluded(run_mode))
+        .collect();
+    if runs.is_empty() {
+        return 0;
+    }
+    let mut program = match engine::load_interpreter(&db, file) {
+        Ok(program) => program,
+        Err(LoadError::Compile(diags)) => {
+            eprintln!("{}: does not compile", path.display());
+            let errors: Vec<_> = diags.into_iter().filter(|d| d.is_error()).collect();
+            eprint!(
+                "{}",
+                futhark_db::render::render_terminal(&db, &errors, false)
+            );
+            return 1;
+        }
+        Err(LoadError::Unavailable(u)) => {
+            eprintln!("error: {u}");
+            return 1;
+        }
+    };
+    let dir = path.parent().unwrap_or(Path::new("."));
+    let mut failures = 0;
+    for (entry, case) in runs {
+        let name = case.dataset_name();
+        let key = format!("{}:{entry}", path.display());
+        let inputs = match case_inputs(dir, &case.input) {
+            Ok(inputs) => inputs,
+            Err(e) => {
+                eprintln!("{key} {name}: cannot read the input: {e}");
+                failures += 1;
+                continue;
+            }
+        };
+        match time_dataset(program.as_mut(), entry, &inputs, args) {
+            Ok(runtimes) => {
+                println!("{key} {name}: {}", summary(&runtimes));
+                results.entry(key).or_default().datasets.insert(
+                    name,
+                    DatasetResult {
+                        runtimes,
+                        bytes: BTreeMap::new(),
+                    },
+                );
+            }
+            Err(message) => {
+                eprintln!("{key} {name}: failed: {message}");
+                failures += 1;
+            }
+        }
+    }
+    failures
+}
+
+/// One warm-up run, then up to `args.runs` measured runs within `args.budget` seconds.
+fn time_dataset(
+    program: &mut dyn Program,
+    entry: &str,
+    inputs: &[futhark_values::Value],
+    args: &BenchArgs,
+) -> Result<Vec<u64>, String> {
+    program
+        .call(entry, inputs.to_vec())
+        .map_err(|e| e.message)?;
+    let budget = Duration::from_secs_f64(args.budget.max(0.0));
+    let mut runtimes = Vec::new();
+    let mut spent = Duration::ZERO;
+    while runtimes.len() < args.runs.max(1) && (runtimes.is_empty() || spent < budget) {
+        // Copying the arguments is not part of the measured time.
+        let args = inputs.to_vec();
+        let start = Instant::now();
+        program.call(entry, args).map_err(|e| e.message)?;
+        let took = start.elapsed();
+        spent += took;
+        runtimes.push(took.as_micros().try_into().unwrap_or(u64::MAX));
+    }
+    Ok(runtimes)
+}
+
+/// `mean µs (±half-width of the 95% CI), median, runs`.
+fn summary(runtimes: &[u64]) -> String {
+    let stats = Stats::of(runtimes);
+    format!(
+        "{:.0}μs (95% CI: ±{:.0}μs; median {:.0}μs; {} runs)",
+        stats.mean,
+        stats.ci95,
+        stats.median,
+        runtimes.len()
+    )
+}
+
+/// Mean, median and the half-width of a 95% confidence interval of the mean.
+#[derive(Debug, PartialEq)]
+struct Stats {
+    mean: f64,
+    median: f64,
+    ci95: f64,
+}
+
+impl Stats {
+    fn of(xs: &[u64]) -> Stats {
+        let n = xs.len();
+        if n == 0 {
+            return Stats {
+                mean: 0.0,
+                median: 0.0,
+                ci95: 0.0,
+            };
+        }
+        let values: Vec<f64> = xs.iter().map(|&x| x as f64).collect();
+        let mean = values.iter().sum::<f64>() / n as f64;
+        let mut sorted = values.clone();
+        sorted.sort_by(f64::total_cmp);
+        let median = if n % 2 == 1 {
+            sorted[n / 2]
+        } else {
+            (sorted[n / 2 - 1] + sorted[n / 2]) / 2.0
+        };
+        let ci95 = if n < 2 {
+            0.0
+        } else {
+            let var = values.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (n - 1) as f64;
+            student_t95(n - 1) * (var / n as f64).sqrt()
+        };
+        Stats { mean, median, ci95 }
+    }
+}
+
+/// The two-sided 95% quantile of Student's t distribution with `dof` degrees of freedom.
+fn student_t95(dof: usize) -> f64 {
+    const TABLE: [f64; 30] = [
+        12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179, 2.160,
+        2.145, 2.131, 2.120, 2.110, 2.101, 2.093, 2.086, 2.080, 2.074, 2.069, 2.064, 2.060, 2.056,
+        2.052, 2.048, 2.045, 2.042,
+    ];
+    match dof {
+        0 => f64::INFINITY,
+        1..=30 => TABLE[dof - 1],
+        _ => 1.96,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn stats_of_runs() {
+        let s = Stats::of(&[10, 20, 30, 40]);
+        assert_eq!(s.mean, 25.0);
+        assert_eq!(s.median, 25.0);
+        // sd = 12.91, se = 6.455, t(3) = 3.182
+        assert!((s.ci95 - 20.54).abs() < 0.01, "{s:?}");
+        assert_eq!(Stats::of(&[7]).ci95, 0.0);
+        assert_eq!(Stats::of(&[]).mean, 0.0);
+    }
+}
