@@ -84,7 +84,7 @@ impl Causality<'_, '_> {
 
     /// Walks `e` with the sizes `known` so far; returns the sizes its evaluation makes known.
     fn walk(&mut self, e: &Exp, known: &Known) -> Known {
-        if self.reported || self.c.depth > crate::checker::MAX_DEPTH {
+        if self.reported || self.c.too_deep() {
             return Known::default();
         }
         self.c.depth += 1;
@@ -129,20 +129,29 @@ impl Causality<'_, '_> {
                 self.check_type(e.span, known, "empty array");
                 Known::default()
             }
+            // Sizes a section makes itself are known when it is applied.
             ExpKind::ProjectSection(_) => {
-                self.check_type(e.span, known, "projection section");
+                let mut k = known.clone();
+                self.produced_by(e.span, &mut k);
+                self.check_type(e.span, &k, "projection section");
                 Known::default()
             }
             ExpKind::OpSection { .. } => {
-                self.check_type(e.span, known, "operator section");
+                let mut k = known.clone();
+                self.produced_by(e.span, &mut k);
+                self.check_type(e.span, &k, "operator section");
                 Known::default()
             }
             ExpKind::LeftSection { lhs, .. } => {
-                self.check_type(e.span, known, "operator section");
+                let mut k = known.clone();
+                self.produced_by(e.span, &mut k);
+                self.check_type(e.span, &k, "operator section");
                 self.walk(lhs, known)
             }
             ExpKind::RightSection { rhs, .. } => {
-                self.check_type(e.span, known, "operator section");
+                let mut k = known.clone();
+                self.produced_by(e.span, &mut k);
+                self.check_type(e.span, &k, "operator section");
                 self.walk(rhs, known)
             }
             ExpKind::Lambda { params, body, .. } => {
@@ -153,7 +162,9 @@ impl Causality<'_, '_> {
                 Known::default()
             }
             ExpKind::Apply(f, args) => {
-                let refs: Vec<&Exp> = args.iter().collect();
+                // Later arguments are considered first, as Futhark does: a size produced by
+                // an argument may appear in the types of earlier ones.
+                let refs: Vec<&Exp> = args.iter().rev().collect();
                 let new = self.seq(&refs, known);
                 let k = Self::union(known, &new);
                 let mut n2 = self.walk(f, &k);

@@ -12,11 +12,23 @@ use rustc_hash::FxHashMap;
 use crate::env::{Env, FileScope, MTyBinding, Mod, ModBinding, TypeBinding, ValBinding};
 use crate::info::{DefKind, DefRef, TypeInfo};
 use crate::intrinsics::Intrinsics;
-use crate::types::{Name, PrimType, TParam, Type, VName};
+use crate::types::{Name, TParam, Type, VName};
 use crate::unify::{Unifier, UnifyError, UnknownSource};
 
 /// How deeply expressions may nest before we give up instead of overflowing the stack.
 pub const MAX_DEPTH: u32 = 400;
+
+/// The most stack the checker may use, whatever the build profile (like the parser's
+/// budget): past it, input counts as nested too deeply. This leaves a 2 MiB thread enough
+/// room for its caller.
+pub const STACK_BUDGET: usize = 1 << 20;
+
+/// The address of a local in the calling frame: a cheap reading of the stack pointer.
+#[inline(always)]
+pub fn stack_position() -> usize {
+    let probe = 0u8;
+    std::hint::black_box(&probe) as *const u8 as usize
+}
 
 /// A local term-level binding.
 #[derive(Clone, Debug)]
@@ -66,7 +78,6 @@ pub enum ValRef {
 
 pub struct Checker<'a> {
     pub intrinsics: &'a Intrinsics,
-    pub file: FileId,
     pub uni: Unifier,
     pub diags: Vec<Diagnostic>,
     pub info: TypeInfo,
@@ -95,8 +106,6 @@ pub struct Checker<'a> {
     /// Path of module names enclosing the current declaration (for qualified display names
     /// of abstract types).
     pub mod_path: Vec<Name>,
-    /// Names of the top-level function being defined (for recursion).
-    pub current_fun: Option<(Name, VName)>,
     /// Diagnostics already reported at these spans (avoids duplicates).
     reported: FxHashMap<Span, ()>,
     /// The recursive function being defined, for the restrictions on recursive calls.
@@ -126,6 +135,15 @@ pub struct Checker<'a> {
     /// Modules opened by `M.(e)`, with the number of locals at the point of opening: names
     /// of the module hide locals bound outside the parentheses.
     pub qual_open: Vec<(usize, Arc<Env>)>,
+    /// Sizes chosen for size-lifted types in parameters during one substitution.
+    pub subst_memo: Vec<(String, Vec<(VName, crate::types::Size)>)>,
+    /// Whether [`Checker::subst_memo`] is in use (not when matching module types).
+    pub subst_share: bool,
+    /// Whether substituting into module contents shares sizes between parameter and result
+    /// occurrences of a size-lifted type (for functor results; not for module types).
+    pub share_in_env: bool,
+    /// [`stack_position`] when checking started.
+    pub stack_base: usize,
     /// Whether sum types inferred only from constructors are an error when left ambiguous.
     pub ambiguous_sums: bool,
     /// Definitions whose types involve overloaded types defaulted to `i32`/`f64`.
@@ -141,7 +159,6 @@ impl<'a> Checker<'a> {
     ) -> Checker<'a> {
         Checker {
             intrinsics,
-            file,
             uni: Unifier::new(file.0),
             diags: Vec::new(),
             info: TypeInfo::default(),
@@ -159,7 +176,6 @@ impl<'a> Checker<'a> {
             in_prelude: false,
             module_depth: 0,
             mod_path: Vec::new(),
-            current_fun: None,
             reported: FxHashMap::default(),
             rec_info: None,
             rec_used: false,
@@ -174,9 +190,18 @@ impl<'a> Checker<'a> {
             created_abs: Vec::new(),
             abstract_lifted: FxHashMap::default(),
             ambiguous_sums: true,
+            stack_base: stack_position(),
+            subst_memo: Vec::new(),
+            subst_share: true,
+            share_in_env: false,
             qual_open: Vec::new(),
             defaulted_defs: Default::default(),
         }
+    }
+
+    /// True when recursion must stop: too deep or too much stack used.
+    pub fn too_deep(&self) -> bool {
+        self.depth > MAX_DEPTH || self.stack_base.abs_diff(stack_position()) > STACK_BUDGET
     }
 
     // -----------------------------------------------------------------------------------
@@ -196,10 +221,6 @@ impl<'a> Checker<'a> {
 
     pub fn warn(&mut self, code: &'static str, span: Span, msg: impl Into<String>) {
         self.diags.push(Diagnostic::warning(code, span, msg));
-    }
-
-    pub fn has_errors(&self) -> bool {
-        self.diags.iter().any(|d| d.is_error())
     }
 
     /// Reports a unification failure with a context line such as
@@ -234,9 +255,10 @@ impl<'a> Checker<'a> {
             for s in [expected, actual] {
                 s.each_var(&mut |v| {
                     if let Some(r) = self.uni.rigid.get(v)
-                        && let Some((src, _)) = &r.unknown {
-                            out.push(format!("\"{}\" {}", v.name(), describe_unknown(src)));
-                        }
+                        && let Some((src, _)) = &r.unknown
+                    {
+                        out.push(format!("\"{}\" {}", v.name(), describe_unknown(src)));
+                    }
                 });
             }
         }
@@ -324,16 +346,6 @@ impl<'a> Checker<'a> {
         self.info.resolutions.insert(span, def.clone());
     }
 
-    pub fn def_ref(
-        &self,
-        vname: &VName,
-        kind: DefKind,
-        span: Span,
-        doc: Option<Arc<str>>,
-    ) -> DefRef {
-        DefRef::new(vname, kind, Some(span), doc)
-    }
-
     // -----------------------------------------------------------------------------------
     // Name lookup
 
@@ -403,15 +415,16 @@ impl<'a> Checker<'a> {
     pub fn find_val(&mut self, qn: &QualName) -> Option<ValRef> {
         if qn.quals.is_empty() {
             if let Some(l) = self.lookup_local_val(&qn.name.name)
-                && let LocalKind::Val { tparams, ty } = &l.kind {
-                    let def = DefRef::new(&l.vname, DefKind::Local, Some(l.span), None);
-                    return Some(ValRef::Local {
-                        vname: l.vname.clone(),
-                        tparams: tparams.clone(),
-                        ty: ty.clone(),
-                        def,
-                    });
-                }
+                && let LocalKind::Val { tparams, ty } = &l.kind
+            {
+                let def = DefRef::new(&l.vname, DefKind::Local, Some(l.span), None);
+                return Some(ValRef::Local {
+                    vname: l.vname.clone(),
+                    tparams: tparams.clone(),
+                    ty: ty.clone(),
+                    def,
+                });
+            }
             return self
                 .env
                 .vals
@@ -430,9 +443,10 @@ impl<'a> Checker<'a> {
         if qn.quals.is_empty() {
             for l in self.locals.iter().rev() {
                 if l.name.as_ref() == qn.name.name
-                    && let LocalKind::Type(b) = &l.kind {
-                        return Some(b.clone());
-                    }
+                    && let LocalKind::Type(b) = &l.kind
+                {
+                    return Some(b.clone());
+                }
             }
             return self.env.types.get(qn.name.name.as_str()).cloned();
         }
@@ -458,10 +472,6 @@ impl<'a> Checker<'a> {
 
     pub fn op_name(&self, op: &str) -> Option<VName> {
         self.intrinsics.op(op).cloned()
-    }
-
-    pub fn prim(p: PrimType) -> Type {
-        Type::Prim(p)
     }
 }
 

@@ -30,14 +30,14 @@ pub enum Overload {
 }
 
 /// The type of a value binding.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Scheme {
     /// Polymorphic (or, with no parameters, monomorphic) value.
     Poly(Vec<TParam>, Type),
     Overloaded(Overload),
 }
 
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ValBinding {
     pub vname: VName,
     pub scheme: Scheme,
@@ -46,7 +46,7 @@ pub struct ValBinding {
 
 /// A type name: an abbreviation `type t 'a [n] = …` or an abstract type (whose body is a
 /// [`Type::Var`] of its own unique name applied to its parameters).
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct TypeBinding {
     pub params: Vec<TParam>,
     pub ty: RetType,
@@ -56,7 +56,7 @@ pub struct TypeBinding {
 
 /// An abstract type in a module type: its unique name, parameters and liftedness, plus its
 /// path inside the module (to find the matching type when the module type is matched).
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct AbsType {
     pub vname: VName,
     pub params: Vec<TParam>,
@@ -65,7 +65,7 @@ pub struct AbsType {
 }
 
 /// The signature of a parametric module.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct FunSig {
     pub param_name: Name,
     /// The parameter's module type.
@@ -73,27 +73,27 @@ pub struct FunSig {
     pub ret: MTy,
 }
 
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Mod {
     Env(Arc<Env>),
     Fun(Arc<FunSig>),
 }
 
 /// A module type: a module (environment or functor) with some of its types abstract.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct MTy {
     pub abs: Vec<AbsType>,
     pub m: Mod,
 }
 
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ModBinding {
     pub vname: VName,
     pub m: Mod,
     pub def: DefRef,
 }
 
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct MTyBinding {
     pub mty: MTy,
     pub def: DefRef,
@@ -101,7 +101,7 @@ pub struct MTyBinding {
 
 /// A module-level environment. Each map also remembers insertion order so signatures print
 /// in declaration order.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Env {
     pub vals: FxHashMap<Name, ValBinding>,
     pub types: FxHashMap<Name, TypeBinding>,
@@ -183,7 +183,7 @@ impl Env {
 
 /// What a checked file exports to files that import it (everything not `local`), and what
 /// a REPL session has accumulated from its cells.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct FileScope {
     pub env: Env,
 }

@@ -104,7 +104,7 @@ impl CheckContext {
 }
 
 /// The result of checking a file.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct CheckedFile {
     /// What the file exports to importers (for [`check_decs_incremental`]: everything in
     /// scope after the cell).
@@ -154,7 +154,7 @@ pub fn check_decs_incremental(
 }
 
 /// The result of typing an expression in a scope.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct CheckedExp {
     pub ty: Type,
     pub info: TypeInfo,
@@ -177,6 +177,13 @@ pub fn check_exp(ctx: &CheckContext, scope: &FileScope, file: FileId, exp: &Exp)
         diagnostics: c.diags,
     }
 }
+
+/// `CheckContext` and results are shared across threads by the database.
+const _: () = {
+    const fn assert_send_sync<T: Send + Sync>() {}
+    assert_send_sync::<CheckContext>();
+    assert_send_sync::<CheckedFile>();
+};
 
 /// Prints the signature of a module (for a REPL's `:mtype`), or `None` if the scope has no
 /// such module. `path` is a dotted name like `"f32"` or `"M.N"`.

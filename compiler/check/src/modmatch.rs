@@ -47,7 +47,8 @@ impl Checker<'_> {
     /// substituted for an abstract type gets fresh sizes at each occurrence: size parameters
     /// in parameters, existentials in results.
     pub fn subst_scheme(&mut self, ps: &[TParam], t: &Type, s: &SubstMap) -> (Vec<TParam>, Type) {
-        let (mut ps, hidden, t) = self.subst_scheme_split(ps, t, s);
+        let share = self.share_in_env;
+        let (mut ps, hidden, t) = self.subst_scheme_split(ps, t, s, share);
         ps.extend(hidden.into_iter().map(|name| TParam::Size { name }));
         (ps, t)
     }
@@ -59,13 +60,17 @@ impl Checker<'_> {
         ps: &[TParam],
         t: &Type,
         s: &SubstMap,
+        share: bool,
     ) -> (Vec<TParam>, Vec<VName>, Type) {
         if s.is_empty() {
             return (ps.to_vec(), vec![], t.clone());
         }
         let mut new_params = Vec::new();
         let mut top_ext = Vec::new();
+        self.subst_memo.clear();
+        self.subst_share = share;
         let t = self.subst_pos(t, s, Pos::Top, &mut new_params, &mut top_ext);
+        self.subst_share = true;
         for e in top_ext {
             self.uni.bind_rigid(&e, 0);
         }
@@ -79,6 +84,7 @@ impl Checker<'_> {
         }
         let mut params = Vec::new();
         let mut ext = r.ext.clone();
+        self.subst_memo.clear();
         let ty = self.subst_pos(&r.ty, s, Pos::Ret, &mut params, &mut ext);
         ext.extend(params);
         RetType { ext, ty }
@@ -92,11 +98,28 @@ impl Checker<'_> {
         params: &mut Vec<VName>,
         ext: &mut Vec<VName>,
     ) -> Type {
+        let mut memo = std::mem::take(&mut self.subst_memo);
+        let r = self.subst_pos_memo(t, s, pos, params, ext, &mut memo);
+        self.subst_memo = memo;
+        r
+    }
+
+    /// `memo` remembers the sizes chosen for a size-lifted type at its occurrences in
+    /// parameters, so that the same type in the result refers to the same sizes.
+    fn subst_pos_memo(
+        &mut self,
+        t: &Type,
+        s: &SubstMap,
+        pos: Pos,
+        params: &mut Vec<VName>,
+        ext: &mut Vec<VName>,
+        memo: &mut Vec<(String, Vec<(VName, Size)>)>,
+    ) -> Type {
         match t {
             Type::Arrow(a) => {
-                let param = self.subst_pos(&a.param, s, Pos::Param, params, ext);
+                let param = self.subst_pos_memo(&a.param, s, Pos::Param, params, ext, memo);
                 let mut here = a.ret.ext.clone();
-                let ret = self.subst_pos(&a.ret.ty, s, Pos::Ret, params, &mut here);
+                let ret = self.subst_pos_memo(&a.ret.ty, s, Pos::Ret, params, &mut here, memo);
                 Type::Arrow(Box::new(crate::types::Arrow {
                     param_name: a.param_name.clone(),
                     param,
@@ -104,7 +127,7 @@ impl Checker<'_> {
                 }))
             }
             Type::Array(a) => {
-                let elem = self.subst_pos(&a.elem, s, pos, params, ext);
+                let elem = self.subst_pos_memo(&a.elem, s, pos, params, ext, memo);
                 let shape = a
                     .shape
                     .iter()
@@ -119,7 +142,7 @@ impl Checker<'_> {
             }
             Type::Record(fs) => Type::Record(
                 fs.iter()
-                    .map(|(k, x)| (k.clone(), self.subst_pos(x, s, pos, params, ext)))
+                    .map(|(k, x)| (k.clone(), self.subst_pos_memo(x, s, pos, params, ext, memo)))
                     .collect(),
             ),
             Type::Sum(cs) => Type::Sum(
@@ -128,7 +151,7 @@ impl Checker<'_> {
                         (
                             k.clone(),
                             xs.iter()
-                                .map(|x| self.subst_pos(x, s, pos, params, ext))
+                                .map(|x| self.subst_pos_memo(x, s, pos, params, ext, memo))
                                 .collect(),
                         )
                     })
@@ -139,7 +162,9 @@ impl Checker<'_> {
                     .args
                     .iter()
                     .map(|a| match a {
-                        TypeArg::Type(x) => TypeArg::Type(self.subst_pos(x, s, pos, params, ext)),
+                        TypeArg::Type(x) => {
+                            TypeArg::Type(self.subst_pos_memo(x, s, pos, params, ext, memo))
+                        }
                         TypeArg::Size(d) => TypeArg::Size(d.subst(&|w| match s.get(w) {
                             Some(Subst::Size(x)) => Some(x.clone()),
                             _ => None,
@@ -149,14 +174,24 @@ impl Checker<'_> {
                 match s.get(&v.name) {
                     Some(Subst::TypeFn(ps, body)) => {
                         let r = apply_type_fn(ps, body, &args);
+                        let key = format!("{}{:?}", v.name.id, args);
                         let mut map = Vec::new();
-                        for e in &r.ext {
-                            let n = self.fresh(e.name());
-                            match pos {
-                                Pos::Param => params.push(n.clone()),
-                                Pos::Ret | Pos::Top => ext.push(n.clone()),
+                        if let Some((_, m)) = memo.iter().find(|(k, _)| *k == key) {
+                            for ((_, n), e) in m.iter().zip(&r.ext) {
+                                map.push((e.clone(), n.clone()));
                             }
-                            map.push((e.clone(), Size::Var(n)));
+                        } else {
+                            for e in &r.ext {
+                                let n = self.fresh(e.name());
+                                match pos {
+                                    Pos::Param => params.push(n.clone()),
+                                    Pos::Ret | Pos::Top => ext.push(n.clone()),
+                                }
+                                map.push((e.clone(), Size::Var(n)));
+                            }
+                            if pos == Pos::Param && !r.ext.is_empty() && self.subst_share {
+                                memo.push((key, map.clone()));
+                            }
                         }
                         let ty = r.ty.subst_sizes(&|w| {
                             map.iter().find(|(x, _)| x == w).map(|(_, d)| d.clone())
@@ -267,27 +302,6 @@ fn path_string(prefix: &[Name], name: &str) -> String {
     }
     s.push_str(name);
     s
-}
-
-/// The liftedness a type actually needs.
-pub fn type_liftedness(b: &TypeBinding, lifted_of: &dyn Fn(&VName) -> Liftedness) -> Liftedness {
-    let mut l = if b.ty.ext.is_empty() {
-        Liftedness::Unlifted
-    } else {
-        Liftedness::SizeLifted
-    };
-    if b.ty.ty.contains_fun() {
-        l = Liftedness::Lifted;
-    }
-    let mut vars = Vec::new();
-    b.ty.ty.each_tyvar(&mut |v| vars.push(v.clone()));
-    for v in vars {
-        if b.params.iter().any(|p| p.name() == &v) {
-            continue;
-        }
-        l = l.max(lifted_of(&v));
-    }
-    l
 }
 
 impl Checker<'_> {
@@ -429,16 +443,17 @@ impl Checker<'_> {
                     for (x, y) in b.params.iter().zip(&a.params) {
                         if let (TParam::Type { lifted: lx, .. }, TParam::Type { lifted: ly, .. }) =
                             (x, y)
-                            && lx < ly {
-                                self.error(
+                            && lx < ly
+                        {
+                            self.error(
                                     "module-mismatch",
                                     span,
                                     format!(
                                         "Type \"{pstr}\" has a parameter less lifted than the module type requires (non-lifted parameter)."
                                     ),
                                 );
-                                ok = false;
-                            }
+                            ok = false;
+                        }
                     }
                     if !ok_all {
                         ok = false;
@@ -468,13 +483,6 @@ impl Checker<'_> {
         } else {
             None
         }
-    }
-
-    fn lifted_of_name(&self, v: &VName) -> Liftedness {
-        self.abstract_lifted
-            .get(v)
-            .copied()
-            .unwrap_or(Liftedness::Unlifted)
     }
 
     /// Checks the values, types and modules of a module against a spec (whose abstract
@@ -660,7 +668,7 @@ impl Checker<'_> {
         span: Span,
     ) -> bool {
         let (sps, hidden, st) = match &sv.scheme {
-            Scheme::Poly(ps, t) => self.subst_scheme_split(ps, t, s),
+            Scheme::Poly(ps, t) => self.subst_scheme_split(ps, t, s, false),
             Scheme::Overloaded(_) => return true,
         };
         let saved_level = self.level;
@@ -726,10 +734,9 @@ impl Checker<'_> {
                         e.message()
                     ),
                 );
-                if defaulted
-                    && let Some(d) = self.diags.last_mut() {
-                        d.notes.push("Default type i32 or f64 was chosen for an overloaded type in this definition.".into());
-                    }
+                if defaulted && let Some(d) = self.diags.last_mut() {
+                    d.notes.push("Default type i32 or f64 was chosen for an overloaded type in this definition.".into());
+                }
                 false
             }
         }
@@ -747,12 +754,13 @@ impl Checker<'_> {
     ) -> Option<(Mod, Vec<AbsType>)> {
         let s = self.match_mod(actual, spec, span)?;
         let fresh = self.freshen_mty(spec, bind_path);
-        let result = self.seal(actual, &fresh.m, &s);
+        let _ = &s;
+        let result = self.seal(actual, &fresh.m);
         Some((result, fresh.abs))
     }
 
     /// Builds the sealed module: spec contents, with value names of the actual module.
-    fn seal(&mut self, actual: &Mod, spec: &Mod, s: &SubstMap) -> Mod {
+    fn seal(&mut self, actual: &Mod, spec: &Mod) -> Mod {
         match (actual, spec) {
             (Mod::Env(a), Mod::Env(sp)) => {
                 let mut out = Env::default();
@@ -773,12 +781,18 @@ impl Checker<'_> {
                                     }
                                     o => o.clone(),
                                 };
+                                // Hover shows the spec's documentation when the
+                                // implementation has none.
+                                let mut def = av.def.clone();
+                                if def.doc.is_none() {
+                                    def.doc = sv.def.doc.clone();
+                                }
                                 out.insert_val(
                                     name.clone(),
                                     ValBinding {
                                         vname: av.vname.clone(),
                                         scheme,
-                                        def: av.def.clone(),
+                                        def,
                                     },
                                 );
                             }
@@ -795,7 +809,7 @@ impl Checker<'_> {
                         }
                         crate::env::Namespace::Mod => {
                             if let (Some(sm), Some(am)) = (sp.mods.get(name), a.mods.get(name)) {
-                                let m = self.seal(&am.m, &sm.m, s);
+                                let m = self.seal(&am.m, &sm.m);
                                 out.insert_mod(
                                     name.clone(),
                                     ModBinding {
@@ -830,7 +844,11 @@ impl Checker<'_> {
         bind_path: &str,
     ) -> Option<(Mod, Vec<AbsType>)> {
         let s = self.match_mod(arg, &f.param, span)?;
+        // In a functor's result, a size-lifted argument type occurring in both a parameter
+        // and the result of a function refers to the same sizes.
+        self.share_in_env = true;
         let ret = self.subst_mty(&f.ret, &s);
+        self.share_in_env = false;
         let fresh = self.freshen_mty(&ret, bind_path);
         Some((fresh.m, fresh.abs))
     }
@@ -892,6 +910,6 @@ fn uniqueness_compatible(spec: &Type, actual: &Type) -> bool {
         (Type::Record(fs), Type::Record(fa)) => fs
             .iter()
             .all(|(k, t)| fa.get(k).is_none_or(|u| uniqueness_compatible(t, u))),
-        (s, a) => !(s.is_unique() && !a.is_unique()),
+        (s, a) => !s.is_unique() || a.is_unique(),
     }
 }

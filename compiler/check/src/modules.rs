@@ -170,29 +170,40 @@ impl Checker<'_> {
         let r = self.resolve_type(te, AnonMode::Existential);
         self.scope_reset(mark);
         self.level -= 1;
+        // Sizes left to infer inside function parameters of the abbreviation (reported
+        // above as non-constructive) are fixed so they do not count as ambiguous.
+        for v in self.uni.zonk(&r.ty).free_size_vars() {
+            if self.uni.is_free_var(&v) {
+                let n = self.fresh(v.name());
+                self.uni.bind_rigid(&n, 0);
+                let _ = self
+                    .uni
+                    .unify_size(&crate::types::Size::Var(v), &crate::types::Size::Var(n));
+            }
+        }
         let ty = self.uni.zonk(&r.ty);
         let used = ty.size_vars();
         for (tp, ast_tp) in tps.iter().zip(tparams) {
             if let TParam::Size { name: n } = tp
-                && !used.contains(n) {
-                    self.error(
-                        "unused-size",
-                        ast_tp.name().span,
-                        format!(
-                            "Size parameter \"[{}]\" of type \"{}\" is unused.",
-                            n.name(),
-                            name.name
-                        ),
-                    );
-                }
+                && !used.contains(n)
+            {
+                self.error(
+                    "unused-size",
+                    ast_tp.name().span,
+                    format!(
+                        "Size parameter \"[{}]\" of type \"{}\" is unused.",
+                        n.name(),
+                        name.name
+                    ),
+                );
+            }
         }
         // Hidden sizes must be array dimensions outside of function types.
         let mut constructive = Vec::new();
         ty.each_size(&mut |s, c| {
-            if c
-                && let crate::types::Size::Var(v) = s {
-                    constructive.push(v.clone());
-                }
+            if c && let crate::types::Size::Var(v) = s {
+                constructive.push(v.clone());
+            }
         });
         for e in &r.ext {
             if !constructive.contains(e) {
@@ -344,7 +355,7 @@ impl Checker<'_> {
     }
 
     pub fn check_modexp(&mut self, me: &ModExp, bind_path: &str) -> Mod {
-        if self.depth > crate::checker::MAX_DEPTH {
+        if self.too_deep() {
             self.error("too-deep", me.span, "Module expression nested too deeply.");
             return Mod::Env(Arc::new(Env::default()));
         }

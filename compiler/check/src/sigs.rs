@@ -21,10 +21,9 @@ pub(crate) fn anonymous_param_size(te: &TypeExp) -> Option<Span> {
     fn in_type(te: &TypeExp, in_param: bool) -> Option<Span> {
         match &te.kind {
             TypeExpKind::Array { size, elem } => {
-                if in_param
-                    && let SizeExp::Anonymous(sp) = size {
-                        return Some(*sp);
-                    }
+                if in_param && let SizeExp::Anonymous(sp) = size {
+                    return Some(*sp);
+                }
                 in_type(elem, in_param)
             }
             TypeExpKind::Arrow { from, to, .. } => {
@@ -71,7 +70,7 @@ fn duplicate_param_name(te: &TypeExp, seen: &mut Vec<String>) -> Option<Ident> {
 
 impl Checker<'_> {
     pub fn check_sigexp(&mut self, se: &SigExp) -> MTy {
-        if self.depth > crate::checker::MAX_DEPTH {
+        if self.too_deep() {
             self.error("too-deep", se.span, "Module type nested too deeply.");
             return empty_mty();
         }
@@ -386,10 +385,8 @@ impl Checker<'_> {
         );
         let mut abs = mty.abs.clone();
         abs.remove(idx);
-        MTy {
-            abs,
-            m: self.subst_mod(&mty.m, &s),
-        }
+        let m = self.subst_mod(&mty.m, &s);
+        MTy { abs, m }
     }
 }
 

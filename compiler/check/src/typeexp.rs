@@ -52,7 +52,7 @@ impl Checker<'_> {
         mode: AnonMode,
         ext: &mut Vec<crate::types::VName>,
     ) -> (Type, Liftedness) {
-        if self.depth > crate::checker::MAX_DEPTH {
+        if self.too_deep() {
             self.error("too-deep", te.span, "Type expression nested too deeply.");
             return (Type::Error, Liftedness::Lifted);
         }
@@ -222,10 +222,9 @@ impl Checker<'_> {
                 let used = t.size_vars();
                 let mut constructive = Vec::new();
                 t.each_size(&mut |s, c| {
-                    if c
-                        && let Size::Var(v) = s {
-                            constructive.push(v.clone());
-                        }
+                    if c && let Size::Var(v) = s {
+                        constructive.push(v.clone());
+                    }
                 });
                 for (v, s) in names.iter().zip(sizes) {
                     if !used.contains(v) || !constructive.contains(v) {
@@ -314,7 +313,8 @@ impl Checker<'_> {
                         TypeExpKind::Var(_) | TypeExpKind::Apply(..)
                     );
                     let (t, tl) = self.resolve_te(t, mode, ext);
-                    if tl > *lifted && named {
+                    // A lifted abbreviation (`type^`) may take lifted arguments.
+                    if tl > (*lifted).max(b.lifted) && named {
                         self.error(
                             "type-arity",
                             te.span,
@@ -378,7 +378,7 @@ impl Checker<'_> {
         ext: &mut Vec<crate::types::VName>,
     ) -> Size {
         match mode {
-            AnonMode::Param | AnonMode::Ascribe => Size::Var(self.new_sizevar("n", span)),
+            AnonMode::Param | AnonMode::Ascribe => Size::Var(self.new_sizevar("d", span)),
             AnonMode::Existential => {
                 let v = self.fresh("d");
                 ext.push(v.clone());

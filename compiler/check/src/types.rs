@@ -403,8 +403,9 @@ impl Type {
         match elem {
             Type::Array(inner) => {
                 shape.extend(inner.shape);
+                // Uniqueness belongs to the whole array: the outer annotation decides.
                 Type::Array(Box::new(ArrayType {
-                    unique: unique || inner.unique,
+                    unique,
                     shape,
                     elem: inner.elem,
                 }))

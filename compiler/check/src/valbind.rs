@@ -98,6 +98,14 @@ impl Checker<'_> {
             });
             if overloaded {
                 self.defaulted_defs.insert(vname.clone());
+                self.warn(
+                    "ambiguous-type",
+                    name.span,
+                    format!(
+                        "The type of \"{}\" is ambiguous (overloaded); it was defaulted to i32 or f64.",
+                        name.name
+                    ),
+                );
             }
         }
         self.apply_defaults();
@@ -132,7 +140,8 @@ impl Checker<'_> {
         }
 
         if entry {
-            self.check_entry(vb, &tparams, &ty, &vname, is_entry);
+            let explicit: Vec<VName> = r.tparams.iter().map(|p| p.name().clone()).collect();
+            self.check_entry(vb, &tparams, &explicit, &ty, &vname, is_entry);
         }
         tparams.retain(|_| true);
         self.info.defs.insert(
@@ -224,16 +233,6 @@ impl Checker<'_> {
                     let _ = self.uni.unify(&Type::var(v.clone()), &Type::unit());
                 }
                 Constraint::HasConstrs(cs) => {
-                    if self.ambiguous_sums {
-                        self.error(
-                            "ambiguous-type",
-                            info.span,
-                            format!(
-                                "Type is ambiguous: a sum type with constructors {} whose full type is not known; add a type annotation.",
-                                cs.keys().map(|k| format!("#{k}")).collect::<Vec<_>>().join(", ")
-                            ),
-                        );
-                    }
                     let _ = self.uni.unify(&Type::var(v.clone()), &Type::Sum(cs));
                 }
                 Constraint::HasFields(fs) => {
@@ -277,6 +276,16 @@ impl Checker<'_> {
                     let _ = self.uni.unify(&Type::var(v.clone()), &Type::unit());
                 }
                 Constraint::HasConstrs(cs) => {
+                    if self.ambiguous_sums {
+                        self.error(
+                            "ambiguous-type",
+                            info.span,
+                            format!(
+                                "Type is ambiguous: a sum type with constructors {} whose full type is not known; add a type annotation.",
+                                cs.keys().map(|k| format!("#{k}")).collect::<Vec<_>>().join(", ")
+                            ),
+                        );
+                    }
                     let _ = self.uni.unify(&Type::var(v.clone()), &Type::Sum(cs));
                 }
                 Constraint::HasFields(fs) => {
@@ -459,6 +468,7 @@ impl Checker<'_> {
         &mut self,
         vb: &ValBind,
         tparams: &[TParam],
+        explicit_params: &[VName],
         ty: &Type,
         vname: &VName,
         explicit: bool,
@@ -523,8 +533,10 @@ impl Checker<'_> {
         }
         for tp in tparams {
             if let TParam::Size { name: n } = tp
-                && !constructive.contains(n) {
-                    self.error(
+                && !constructive.contains(n)
+                && explicit_params.contains(n)
+            {
+                self.error(
                         "nonconstructive-entry",
                         name.span,
                         format!(
@@ -532,7 +544,7 @@ impl Checker<'_> {
                             n.name()
                         ),
                     );
-                }
+            }
         }
         let mut param_sizes: Vec<VName> = Vec::new();
         for p in &params {

@@ -20,18 +20,18 @@ fn check_one_file() {
     for r in c.rendered() {
         eprintln!("{r}\n");
     }
-    if std::env::var("FUT_TYPES").is_ok() {
-        if let Some(res) = &c.result {
-            let mut defs: Vec<_> = res.info.defs.iter().collect();
-            defs.sort_by_key(|(s, _)| s.start);
-            for (_, d) in defs {
-                eprintln!(
-                    "{} : {}{}",
-                    d.vname.name(),
-                    futhark_check::pretty::tparams_prefix(&d.tparams),
-                    d.ty
-                );
-            }
+    if std::env::var("FUT_TYPES").is_ok()
+        && let Some(res) = &c.result
+    {
+        let mut defs: Vec<_> = res.info.defs.iter().collect();
+        defs.sort_by_key(|(s, _)| s.start);
+        for (_, d) in defs {
+            eprintln!(
+                "{} : {}{}",
+                d.vname.name(),
+                futhark_check::pretty::tparams_prefix(&d.tparams),
+                d.ty
+            );
         }
     }
 }

@@ -97,10 +97,11 @@ impl Checker<'_> {
                 return Type::Error;
             }
             if let Some(n) = total
-                && i >= n {
-                    let summary = exp_summary(a);
-                    let fname_s = fname.clone().unwrap_or_else(|| "function".into());
-                    self.error(
+                && i >= n
+            {
+                let summary = exp_summary(a);
+                let fname_s = fname.clone().unwrap_or_else(|| "function".into());
+                self.error(
                         "type-mismatch",
                         a.span,
                         format!(
@@ -109,8 +110,8 @@ impl Checker<'_> {
                             if n == 1 { "" } else { "s" }
                         ),
                     );
-                    return Type::Error;
-                }
+                return Type::Error;
+            }
             t = self.apply_one(fname.as_deref(), &t, a, &at, e.span, i + 1, args.len());
             checked_any = true;
         }
@@ -210,6 +211,7 @@ impl Checker<'_> {
         let Type::Arrow(a) = ft else {
             return Type::Error;
         };
+        self.uni.absorbed.clear();
         if let Err(e) = self.uni.unify(&a.param, argt) {
             let summary = exp_summary(arg);
             let ctx = match fname {
@@ -218,13 +220,40 @@ impl Checker<'_> {
             };
             self.report_unify(arg.span, &ctx, &a.param, argt, e);
             self.note_defaulted(fname);
+        } else if !self.uni.absorbed.is_empty() {
+            // A size hidden in the argument's result may not become a parameter size of the
+            // resulting function (as in composing with a function returning an existential).
+            let absorbed = std::mem::take(&mut self.uni.absorbed);
+            let rest = self.uni.zonk(&a.ret.ty);
+            let mut in_param = false;
+            let mut cur = rest;
+            while let Type::Arrow(arr) = cur {
+                in_param |= arr
+                    .param
+                    .free_size_vars()
+                    .iter()
+                    .any(|v| absorbed.contains(v));
+                cur = arr.ret.ty.clone();
+            }
+            if in_param {
+                let summary = exp_summary(arg);
+                let f = fname.unwrap_or("function");
+                self.error(
+                    "existential-param-ret",
+                    arg.span,
+                    format!(
+                        "Cannot apply \"{f}\" to \"{summary}\": a size hidden in its result would become a parameter size of the resulting function (use \"|>\" instead of composition)."
+                    ),
+                );
+            }
         }
         let mut ret = a.ret.clone();
         if let Some(p) = &a.param_name
-            && ret.ty.size_vars().contains(p) {
-                let s = self.arg_size(arg, span, fname);
-                ret.ty = ret.ty.subst_sizes(&|v| (v == p).then(|| s.clone()));
-            }
+            && ret.ty.size_vars().contains(p)
+        {
+            let s = self.arg_size(arg, span, fname);
+            ret.ty = ret.ty.subst_sizes(&|v| (v == p).then(|| s.clone()));
+        }
         self.instantiate_ext(&ret, span, fname)
     }
 
@@ -239,12 +268,11 @@ impl Checker<'_> {
             .vals
             .get(f)
             .is_some_and(|b| self.defaulted_defs.contains(&b.vname));
-        if defaulted
-            && let Some(d) = self.diags.last_mut() {
-                d.notes.push(format!(
+        if defaulted && let Some(d) = self.diags.last_mut() {
+            d.notes.push(format!(
                     "Default type i32 or f64 was chosen for an overloaded type in the definition of \"{f}\"; add a type annotation there to make it polymorphic in a different way."
                 ));
-            }
+        }
     }
 
     /// The size an argument stands for in a dependent result type: the argument itself if it
@@ -376,6 +404,16 @@ impl Checker<'_> {
         } else {
             self.check_exp(rhs)
         };
+        if op.quals.is_empty()
+            && (op.name.name == "==" || op.name.name == "!=")
+            && self.uni.resolve(&lt).is_array()
+        {
+            self.warn(
+                "array-equality",
+                e.span,
+                format!("Comparing arrays with \"{}\" is deprecated.", op.name.name),
+            );
+        }
         let t1 = self.apply_one(Some(&opname), &ft, lhs, &lt, e.span, 1, 2);
         self.apply_one(Some(&opname), &t1, rhs, &rt, e.span, 2, 2)
     }

@@ -10,20 +10,95 @@ use crate::env::TypeBinding;
 use crate::info::{DefKind, DefRef};
 use crate::terms::pat::PatBind;
 use crate::typeexp::AnonMode;
-use crate::types::{Arrow, Liftedness, Name, RetType, Size, TParam, Type, VName};
+use crate::types::{Arrow, Name, RetType, Size, TParam, Type, VName};
 use crate::unify::{Constraint, UnknownSource};
 
 /// The result of checking a function definition.
 #[derive(Clone, Debug)]
 pub struct FunResult {
     pub tparams: Vec<TParam>,
-    /// Parameter types in order, with the names bound by each parameter pattern.
-    pub params: Vec<(Type, Vec<PatBind>)>,
     pub ret: RetType,
     /// The full function type (an arrow chain, or the body type for constants).
     pub ty: Type,
-    /// Whether a return type was declared.
-    pub declared_ret: bool,
+}
+
+/// How a size binder is used in the type annotations of a pattern: (as an array size
+/// outside function types, at all).
+fn size_name_uses(p: &Pat, name: &str) -> (bool, bool) {
+    use futhark_syntax::ast::{ExpKind, SizeExp, TypeArg as A, TypeExp, TypeExpKind as K};
+    fn in_type(t: &TypeExp, name: &str, in_fun: bool, out: &mut (bool, bool)) {
+        let is_name = |s: &SizeExp| matches!(s, SizeExp::Exp(e) if matches!(&e.kind, ExpKind::Var(q) if q.quals.is_empty() && q.name.name == name));
+        match &t.kind {
+            K::Array { size, elem } => {
+                if is_name(size) {
+                    out.1 = true;
+                    if !in_fun {
+                        out.0 = true;
+                    }
+                }
+                in_type(elem, name, in_fun, out);
+            }
+            K::Arrow { from, to, .. } => {
+                in_type(from, name, true, out);
+                in_type(to, name, true, out);
+            }
+            K::Parens(x) | K::Unique(x) => in_type(x, name, in_fun, out),
+            K::Tuple(ts) => ts.iter().for_each(|x| in_type(x, name, in_fun, out)),
+            K::Record(fs) => fs.iter().for_each(|(_, x)| in_type(x, name, in_fun, out)),
+            K::Sum(cs) => cs
+                .iter()
+                .flat_map(|(_, ts)| ts)
+                .for_each(|x| in_type(x, name, in_fun, out)),
+            K::Apply(f, a) => {
+                in_type(f, name, in_fun, out);
+                match a {
+                    A::Type(x) => in_type(x, name, in_fun, out),
+                    A::Size(s) => {
+                        if is_name(s) {
+                            out.1 = true;
+                            if !in_fun {
+                                out.0 = true;
+                            }
+                        }
+                    }
+                }
+            }
+            K::Existential { ty, .. } => in_type(ty, name, in_fun, out),
+            K::Var(_) | K::Error => {}
+        }
+    }
+    fn in_pat(p: &Pat, name: &str, out: &mut (bool, bool)) {
+        match &p.kind {
+            PatKind::Ascript(q, t) => {
+                in_type(t, name, false, out);
+                in_pat(q, name, out);
+            }
+            PatKind::Parens(q) | PatKind::Attr(_, q) => in_pat(q, name, out),
+            PatKind::Tuple(ps) | PatKind::Constr(_, ps) => {
+                ps.iter().for_each(|q| in_pat(q, name, out))
+            }
+            PatKind::Record(fs) => fs.iter().for_each(|(_, q)| in_pat(q, name, out)),
+            _ => {}
+        }
+    }
+    let mut out = (false, false);
+    in_pat(p, name, &mut out);
+    out
+}
+
+/// `t` with the field at `path` replaced by `v`.
+fn replace_field_type(t: &Type, path: &[&str], v: &Type) -> Type {
+    match (t, path.split_first()) {
+        (_, None) => v.clone(),
+        (Type::Record(fs), Some((f, rest))) => {
+            let mut fs = fs.clone();
+            if let Some(x) = fs.get(*f).cloned() {
+                fs.insert(Name::from(*f), replace_field_type(&x, rest, v));
+            }
+            Type::Record(fs)
+        }
+        _ => t.clone(),
+    }
 }
 
 /// A variable from `names` occurring in a size of a function parameter type within `t`.
@@ -234,7 +309,6 @@ impl Checker<'_> {
         let tps = self.bind_tparams(tparams);
         let ps = self.check_params(params, expected_params);
         let declared = ret.map(|te| self.resolve_type(te, AnonMode::Existential));
-        let declared_some = declared.is_some();
         // Names bound inside tuple or record parameter patterns cannot be referred to by
         // the function's type.
         if let (Some(r), Some(te)) = (&declared, ret) {
@@ -293,11 +367,14 @@ impl Checker<'_> {
         let result_ty = match declared {
             Some(r) => {
                 let mut map = Vec::new();
+                let used = r.ty.free_size_vars();
                 for e in &r.ext {
                     let v = self
                         .uni
                         .new_var(e.name(), u32::MAX, Constraint::SizeFree, span);
-                    self.def_vars.push(v.clone());
+                    if used.contains(e) {
+                        self.def_vars.push(v.clone());
+                    }
                     map.push((e.clone(), Size::Var(v)));
                 }
                 let inst =
@@ -347,9 +424,8 @@ impl Checker<'_> {
                         r.ext.push(e);
                     }
                 }
-                r.ty = r
-                    .ty
-                    .subst_sizes(&|v| map.iter().find(|(a, _)| a == v).map(|(_, s)| s.clone()));
+                r.ty =
+                    r.ty.subst_sizes(&|v| map.iter().find(|(a, _)| a == v).map(|(_, s)| s.clone()));
             }
             r
         };
@@ -358,10 +434,8 @@ impl Checker<'_> {
         self.level = outer_level;
         FunResult {
             tparams: tps,
-            params: ps,
             ret,
             ty,
-            declared_ret: declared_some,
         }
     }
 
@@ -454,13 +528,8 @@ impl Checker<'_> {
                 );
             }
             let zpt = self.uni.zonk(&pt);
-            let mut constructive = false;
-            zpt.each_size(&mut |s, c| {
-                if c && s.mentions(v) {
-                    constructive = true;
-                }
-            });
-            if !constructive && zpt.size_vars().contains(v) {
+            let (constructive, any) = size_name_uses(pat, &s.name);
+            if any && !constructive {
                 self.error(
                     "unused-size",
                     s.span,
@@ -485,14 +554,15 @@ impl Checker<'_> {
         // unknown are ambiguous.
         for (s, v) in &size_vars {
             if let Size::Var(w) = self.uni.zonk_size(&Size::Var(v.clone()))
-                && self.uni.is_free_var(&w) {
-                    self.error(
-                        "ambiguous-size",
-                        s.span,
-                        format!("Ambiguous size \"{}\".", s.name),
-                    );
-                    let _ = self.uni.unify_size(&Size::Var(w), &Size::Lit(0));
-                }
+                && self.uni.is_free_var(&w)
+            {
+                self.error(
+                    "ambiguous-size",
+                    s.span,
+                    format!("Ambiguous size \"{}\".", s.name),
+                );
+                let _ = self.uni.unify_size(&Size::Var(w), &Size::Lit(0));
+            }
         }
         self.pending_irrefutable.push((pat.clone(), pt.clone()));
         self.bind_pat(&binds);
@@ -530,7 +600,7 @@ impl Checker<'_> {
                 "unknown-param-def",
                 span,
                 format!(
-                    "Unknown size \"{}\" in parameter of a function type: the size goes out of scope, so the function could not be applied.",
+                    "Cannot generalise the type. Unknown size \"{}\" in parameter of a function type (the size goes out of scope, so the function could not be applied).",
                     v.name()
                 ),
             );
@@ -652,6 +722,17 @@ impl Checker<'_> {
                             "Cannot update record field \"{field}\" with a value of type \"{vz}\"; the field has type \"{st}\"."
                         ),
                     );
+                } else if path.iter().all(|s| matches!(s, UpdateStep::Field(_))) {
+                    // The updated field takes the sizes of the new value.
+                    let names: Vec<&str> = path
+                        .iter()
+                        .filter_map(|s| match s {
+                            UpdateStep::Field(f) => Some(f.name.as_str()),
+                            _ => None,
+                        })
+                        .collect();
+                    let z = self.uni.zonk(target);
+                    return replace_field_type(&z, &names, &self.uni.zonk(&vt));
                 }
             }
             Some((slot_t, None)) => {
@@ -736,14 +817,5 @@ impl Checker<'_> {
             }
         }
         Some((cur, last_field))
-    }
-
-    /// Marks a type as usable for generalisation decisions later (currently unused).
-    pub fn lifted_of(&self, t: &Type) -> Liftedness {
-        if t.contains_fun() {
-            Liftedness::Lifted
-        } else {
-            Liftedness::Unlifted
-        }
     }
 }

@@ -250,40 +250,43 @@ impl Checker<'_> {
             },
         };
         if let (Some(q), ValRef::Global(_)) = (qn.quals.first(), &r)
-            && q.name == "intrinsics" && !self.in_prelude {
-                self.warn(
-                    "intrinsics-use",
-                    qn.span,
-                    format!(
-                        "Using intrinsic \"{}\" directly; prefer the prelude.",
-                        qn.name.name
-                    ),
-                );
-            }
+            && q.name == "intrinsics"
+            && !self.in_prelude
+        {
+            self.warn(
+                "intrinsics-use",
+                qn.span,
+                format!(
+                    "Using intrinsic \"{}\" directly; prefer the prelude.",
+                    qn.name.name
+                ),
+            );
+        }
         self.resolve_to(qn.span, &def);
         let in_head = std::mem::replace(&mut self.in_apply_head, false);
         if let Some(rec) = &self.rec_info
-            && rec.vname == def.vname {
-                self.rec_used = true;
-                if !in_head && rec.params.iter().any(|(_, f)| *f) {
-                    let name = rec.name.clone();
-                    self.error(
+            && rec.vname == def.vname
+        {
+            self.rec_used = true;
+            if !in_head && rec.params.iter().any(|(_, f)| *f) {
+                let name = rec.name.clone();
+                self.error(
                         "recursion",
                         qn.span,
                         format!(
                             "Recursive function \"{name}\" with a higher-order parameter may only be used in a saturated application."
                         ),
                     );
-                }
             }
+        }
         let before = self.def_vars.len();
         let t = self.instantiate(&r, span);
         let origin = format!(
             "instantiated size parameter of \"{}\", from use as function argument",
             qual_string(qn)
         );
-        for v in self.def_vars[before..].to_vec() {
-            self.var_origin.insert(v, origin.clone());
+        for v in &self.def_vars[before..] {
+            self.var_origin.insert(v.clone(), origin.clone());
         }
         t
     }
@@ -435,6 +438,7 @@ impl Checker<'_> {
                 UpdateStep::Index(idxs, sp) => self.check_index_steps(&t, idxs, *sp),
             };
         }
+        self.produced_at(span, span);
         Type::arrow(arg, t)
     }
 
@@ -515,6 +519,16 @@ impl Checker<'_> {
         Type::array(ts, vec![d], false)
     }
 
+    /// Attributes unknown sizes made within `inner` (not by an expression of their own) to
+    /// the expression at `outer`, for the causality check.
+    pub fn produced_at(&mut self, inner: Span, outer: Span) {
+        for s in self.produced.values_mut() {
+            if s.start >= inner.start && s.end <= inner.end && s.file == inner.file {
+                *s = outer;
+            }
+        }
+    }
+
     pub fn size_binop(&self, op: &str, a: Size, b: Size) -> Option<Size> {
         let v = self.op_name(op)?;
         Some(Size::BinOp(v, Box::new(a), Box::new(b)))
@@ -536,6 +550,7 @@ impl Checker<'_> {
     pub(crate) fn check_coerce(&mut self, inner: &Exp, te: &TypeExp, span: Span) -> Type {
         let t = self.check_exp(inner);
         let r = self.resolve_type(te, AnonMode::Coerce);
+        self.produced_at(te.span, span);
         if let Err(e) = self.uni.unify_ignoring_sizes(&r.ty, &t) {
             self.report_unify(
                 span,

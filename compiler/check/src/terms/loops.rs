@@ -176,16 +176,17 @@ impl Checker<'_> {
                 }
                 _ => {
                     if p != b
-                        && let Err(e) = self.uni.unify_size(&p, &b) {
-                            self.report_unify(
-                                body.span,
-                                "Loop body does not have expected type.",
-                                &pz,
-                                &bz,
-                                e,
-                            );
-                            return Type::Error;
-                        }
+                        && let Err(e) = self.uni.unify_size(&p, &b)
+                    {
+                        self.report_unify(
+                            body.span,
+                            "Loop body does not have expected type.",
+                            &pz,
+                            &bz,
+                            e,
+                        );
+                        return Type::Error;
+                    }
                 }
             }
         }
@@ -244,17 +245,10 @@ impl Checker<'_> {
     fn generalise_sizes(&mut self, t: &Type, span: Span, gens: &mut Vec<(VName, Size)>) -> Type {
         // Arrays are walked positionally so equal sizes in different positions get separate
         // variables (they may vary independently).
-        let mut map: Vec<(Size, Size)> = Vec::new();
-        self.regen(t, span, gens, &mut map)
+        self.regen(t, span, gens)
     }
 
-    fn regen(
-        &mut self,
-        t: &Type,
-        span: Span,
-        gens: &mut Vec<(VName, Size)>,
-        map: &mut Vec<(Size, Size)>,
-    ) -> Type {
+    fn regen(&mut self, t: &Type, span: Span, gens: &mut Vec<(VName, Size)>) -> Type {
         match t {
             Type::Array(a) => {
                 let shape = a
@@ -268,12 +262,12 @@ impl Checker<'_> {
                         Size::Var(g)
                     })
                     .collect();
-                let elem = self.regen(&a.elem, span, gens, map);
+                let elem = self.regen(&a.elem, span, gens);
                 Type::array(elem, shape, a.unique)
             }
             Type::Record(fs) => Type::Record(
                 fs.iter()
-                    .map(|(k, x)| (k.clone(), self.regen(x, span, gens, map)))
+                    .map(|(k, x)| (k.clone(), self.regen(x, span, gens)))
                     .collect(),
             ),
             Type::Sum(cs) => Type::Sum(
@@ -281,7 +275,7 @@ impl Checker<'_> {
                     .map(|(k, xs)| {
                         (
                             k.clone(),
-                            xs.iter().map(|x| self.regen(x, span, gens, map)).collect(),
+                            xs.iter().map(|x| self.regen(x, span, gens)).collect(),
                         )
                     })
                     .collect(),

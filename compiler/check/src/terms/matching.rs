@@ -239,9 +239,10 @@ impl Checker<'_> {
     fn con_arg_types(&self, t: &Type, c: &Name, n: usize) -> Vec<Type> {
         if let Some(sig) = self.signature(t)
             && let Some((_, ts)) = sig.into_iter().find(|(k, _)| k == c)
-                && ts.len() == n {
-                    return ts;
-                }
+            && ts.len() == n
+        {
+            return ts;
+        }
         vec![Type::Error; n]
     }
 }

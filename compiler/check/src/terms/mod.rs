@@ -11,7 +11,7 @@ pub mod pat;
 
 use futhark_syntax::ast::{Exp, ExpKind};
 
-use crate::checker::{Checker, MAX_DEPTH};
+use crate::checker::Checker;
 use crate::types::Type;
 
 pub use exp::exp_summary;
@@ -19,7 +19,7 @@ pub use exp::exp_summary;
 impl Checker<'_> {
     /// Infers the type of an expression, recording it in the side tables.
     pub fn check_exp(&mut self, e: &Exp) -> Type {
-        if self.depth > MAX_DEPTH {
+        if self.too_deep() {
             self.error("too-deep", e.span, "Expression nested too deeply.");
             return Type::Error;
         }

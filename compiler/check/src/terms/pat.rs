@@ -29,7 +29,7 @@ impl Checker<'_> {
         mode: AnonMode,
         binds: &mut Vec<PatBind>,
     ) -> Type {
-        if self.depth > crate::checker::MAX_DEPTH {
+        if self.too_deep() {
             self.error("too-deep", p.span, "Pattern nested too deeply.");
             return Type::Error;
         }
@@ -122,9 +122,10 @@ impl Checker<'_> {
                 }
                 let t = Type::Record(m);
                 if let (Some(e), Some(ftys)) = (expected, &field_types)
-                    && ftys.len() != fs.len() {
-                        self.pat_unify(p, &t, e);
-                    }
+                    && ftys.len() != fs.len()
+                {
+                    self.pat_unify(p, &t, e);
+                }
                 t
             }
             PatKind::Literal(lit) => {
@@ -168,15 +169,16 @@ impl Checker<'_> {
             PatKind::Ascript(inner, te) => {
                 let r = self.resolve_type(te, mode);
                 if let Some(e) = expected
-                    && let Err(err) = self.uni.unify(&r.ty, e) {
-                        self.report_unify(
-                            p.span,
-                            "Type ascription in pattern cannot match the type of the value.",
-                            &r.ty,
-                            e,
-                            err,
-                        );
-                    }
+                    && let Err(err) = self.uni.unify(&r.ty, e)
+                {
+                    self.report_unify(
+                        p.span,
+                        "Type ascription in pattern cannot match the type of the value.",
+                        &r.ty,
+                        e,
+                        err,
+                    );
+                }
                 self.check_pat(inner, Some(&r.ty), mode, binds)
             }
         }
@@ -206,9 +208,10 @@ impl Checker<'_> {
         };
         let r = self.uni.resolve(e);
         if let Some(cs) = r.as_tuple()
-            && cs.len() == n {
-                return cs.into_iter().map(|t| Some(t.clone())).collect();
-            }
+            && cs.len() == n
+        {
+            return cs.into_iter().map(|t| Some(t.clone())).collect();
+        }
         if matches!(r, Type::Error) {
             return vec![Some(Type::Error); n];
         }
