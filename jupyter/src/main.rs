@@ -1,6 +1,80 @@
-//! The futhark-jupyter binary. Not yet built (see the project's issues); it says so and exits.
+//! `futhark-jupyter`: a Jupyter kernel for Futhark over a [`futhark_session::Session`].
+//!
+//! - `futhark-jupyter install [--user | --sys-prefix | --prefix P]` writes the kernelspec
+//!   (honouring `JUPYTER_DATA_DIR` for `--user`, the default);
+//! - `futhark-jupyter kernel --connection-file F` is what Jupyter starts.
+//!
+//! Module map: `install` (kernelspec), `kernel` (sockets and message loops), `actor` (the
+//! thread that owns the session), `execute` (cells and magics to output messages),
+//! `magics`, `history`, `image`/`png`/`plot` (pictures of values).
 
-fn main() {
-    eprintln!("futhark-jupyter: not implemented yet in this build of futhark-rs");
-    std::process::exit(2);
+mod actor;
+mod execute;
+mod history;
+mod image;
+mod install;
+mod kernel;
+mod magics;
+mod plot;
+mod png;
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+use futhark_session::BackendChoice;
+
+#[derive(Parser, Debug)]
+#[command(
+    name = "futhark-jupyter",
+    version,
+    about = "A Jupyter kernel for Futhark"
+)]
+struct Args {
+    #[command(subcommand)]
+    command: Cmd,
+}
+
+#[derive(Subcommand, Debug)]
+enum Cmd {
+    /// Install the kernelspec so Jupyter can start this kernel.
+    Install(install::InstallArgs),
+    /// Run the kernel (Jupyter does this, with a connection file).
+    Kernel {
+        /// The connection file Jupyter wrote.
+        #[arg(long = "connection-file", short = 'f')]
+        connection_file: PathBuf,
+        /// Where cells run.
+        #[arg(long, default_value = "auto", value_parser = parse_backend)]
+        backend: BackendChoice,
+        /// Use at most this many GPUs.
+        #[arg(long)]
+        gpus: Option<usize>,
+    },
+}
+
+fn parse_backend(s: &str) -> Result<BackendChoice, String> {
+    s.parse()
+        .map_err(|e: futhark_session::backend::UnknownBackend| e.to_string())
+}
+
+fn main() -> ExitCode {
+    let args = Args::parse();
+    let result = match args.command {
+        Cmd::Install(a) => install::install(&a)
+            .map(|dir| println!("Installed the Futhark kernelspec in {}", dir.display()))
+            .map_err(|e| e.to_string()),
+        Cmd::Kernel {
+            connection_file,
+            backend,
+            gpus,
+        } => kernel::run(&connection_file, backend, gpus).map_err(|e| e.to_string()),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("futhark-jupyter: {e}");
+            ExitCode::FAILURE
+        }
+    }
 }

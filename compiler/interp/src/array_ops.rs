@@ -10,8 +10,10 @@ use crate::errors::{Result, RuntimeError, err};
 use crate::value::{Array, ArrayData, Value, buf_copy, buf_extend, tuple_names};
 
 fn arr(v: &Value) -> Result<&Rc<Array>> {
-    v.as_array()
-        .ok_or_else(|| RuntimeError::new("expected an array"))
+    match v.as_array() {
+        Some(a) if !a.shape.is_empty() => Ok(a),
+        _ => Err(RuntimeError::new("expected an array")),
+    }
 }
 
 /// `zip as bs …`: a record array over the given arrays (no copying).

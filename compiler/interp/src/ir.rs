@@ -173,6 +173,9 @@ pub enum LitPat {
 #[derive(Debug, Clone)]
 pub enum ShapePat {
     Any,
+    /// A scalar of this type. Binding converts a scalar of another numeric type, which only
+    /// happens to untyped literals when the checker's literal types are unavailable.
+    Prim(futhark_values::PrimType),
     Array(Vec<DimPat>, Box<ShapePat>),
     Record(Vec<(Name, ShapePat)>),
 }
@@ -182,6 +185,7 @@ impl ShapePat {
     pub fn is_trivial(&self) -> bool {
         match self {
             ShapePat::Any => true,
+            ShapePat::Prim(_) => false,
             ShapePat::Array(dims, elem) => {
                 dims.iter().all(|d| matches!(d, DimPat::Any)) && elem.is_trivial()
             }

@@ -84,9 +84,10 @@ impl Session {
                     .ok_or_else(|| RuntimeError::new("Too few arguments for the entry point."))?,
             });
         }
-        // An entry defined as a function value (`entry main = f`) takes the rest.
+        // An entry whose result is a function (`entry main = f`, `def main y = map (g y)`)
+        // takes the remaining values as further arguments.
         let rest: Vec<Value> = it.map(convert::from_external).collect();
-        if !rest.is_empty() && (!entry.params.is_empty() || !matches!(entry.fun, Value::Fun(_))) {
+        if !rest.is_empty() && !matches!(entry.fun, Value::Fun(_)) {
             return Err(RuntimeError::new("Too many arguments for the entry point."));
         }
         params.extend(rest);

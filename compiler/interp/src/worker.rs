@@ -71,23 +71,46 @@ impl Interpreter {
                 session.machine().stack_limit = STACK_SIZE - (16 << 20);
                 while let Ok(req) = req_rx.recv() {
                     flag.store(false, Ordering::Relaxed);
-                    let reply = match req {
-                        Request::Call(name, args) => Reply::Values(session.call_entry(&name, args)),
-                        Request::Cell(text) => Reply::Cell(
-                            session
-                                .eval_cell(&text)
-                                .map(|v| v.map(|v| crate::show::show(&v))),
-                        ),
-                        Request::CellWith(id, text, hints) => {
-                            session.add_hints(*hints);
-                            Reply::Cell(
-                                session
-                                    .eval_cell_in(id, &text)
-                                    .map(|v| v.map(|v| crate::show::show(&v))),
-                            )
-                        }
-                        Request::Entries => Reply::Entries(session.entry_names()),
+                    // A bug in the interpreter must not take the caller down: a panic while
+                    // serving a request becomes an error reply.
+                    let kind = match &req {
+                        Request::Call(..) => 0,
+                        Request::Cell(..) | Request::CellWith(..) => 1,
+                        Request::Entries => 2,
                     };
+                    let served =
+                        std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| match req {
+                            Request::Call(name, args) => {
+                                Reply::Values(session.call_entry(&name, args))
+                            }
+                            Request::Cell(text) => Reply::Cell(
+                                session
+                                    .eval_cell(&text)
+                                    .map(|v| v.map(|v| crate::show::show(&v))),
+                            ),
+                            Request::CellWith(id, text, hints) => {
+                                session.add_hints(*hints);
+                                Reply::Cell(
+                                    session
+                                        .eval_cell_in(id, &text)
+                                        .map(|v| v.map(|v| crate::show::show(&v))),
+                                )
+                            }
+                            Request::Entries => Reply::Entries(session.entry_names()),
+                        }));
+                    let reply = served.unwrap_or_else(|p| {
+                        let what = p
+                            .downcast_ref::<&str>()
+                            .map(|s| s.to_string())
+                            .or_else(|| p.downcast_ref::<String>().cloned())
+                            .unwrap_or_default();
+                        let e = RuntimeError::new(format!("internal interpreter error: {what}"));
+                        match kind {
+                            0 => Reply::Values(Err(e)),
+                            1 => Reply::Cell(Err(e)),
+                            _ => Reply::Entries(Vec::new()),
+                        }
+                    });
                     if rep_tx.send(reply).is_err() {
                         break;
                     }

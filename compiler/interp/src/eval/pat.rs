@@ -74,6 +74,12 @@ pub fn bind_pat(m: &mut Machine, p: &Pat, v: Value, f: &mut Frame<'_>) -> Result
             Ok(true)
         }
         Pat::Sized(p, shape) => {
+            if let (ShapePat::Prim(t), Value::Prim(x)) = (shape, &v)
+                && x.ty() != *t
+                && x.ty() != futhark_values::PrimType::Bool
+            {
+                return bind_pat(m, p, Value::Prim(x.convert(*t)), f);
+            }
             match_shape(m, shape, &v, f, 0, false)?;
             bind_pat(m, p, v, f)
         }
@@ -92,7 +98,7 @@ pub fn match_shape(
     coerce: bool,
 ) -> Result<()> {
     match shape {
-        ShapePat::Any => Ok(()),
+        ShapePat::Any | crate::ir::ShapePat::Prim(_) => Ok(()),
         ShapePat::Record(fields) => {
             match v {
                 Value::Record(r) => {
@@ -158,7 +164,7 @@ pub fn match_shape(
                 }
             }
             match &**elem {
-                ShapePat::Any => Ok(()),
+                ShapePat::Any | crate::ir::ShapePat::Prim(_) => Ok(()),
                 inner => match_shape(m, inner, v, f, skip + dims.len(), coerce),
             }
         }

@@ -43,7 +43,17 @@ pub fn apply(f: Exp, args: Vec<Exp>, span: Span) -> Exp {
             }
             Fun::Closure { lam, .. } if args.len() == lam.params.len() => {
                 if let Some(w) = &lam.wrapper {
-                    let mut args = args;
+                    // Untyped literals take the parameter's type before the call goes away.
+                    let mut args: Vec<Exp> = args
+                        .into_iter()
+                        .zip(&lam.params)
+                        .map(|(a, p)| match (a, p) {
+                            (Exp::FlexLit(l), Pat::Sized(_, crate::ir::ShapePat::Prim(t))) => {
+                                Exp::Const(Value::Prim(l.at(Some(*t))))
+                            }
+                            (a, _) => a,
+                        })
+                        .collect();
                     return match w.clone() {
                         Wrapper::Prim(pf) => Exp::PrimCall(pf, args, span),
                         Wrapper::Ov(op) => {
@@ -154,7 +164,7 @@ pub fn make_lambda(
 fn pat_size_binds(p: &Pat, out: &mut Vec<Slot>) {
     fn shape(sp: &crate::ir::ShapePat, out: &mut Vec<Slot>) {
         match sp {
-            crate::ir::ShapePat::Any => {}
+            crate::ir::ShapePat::Any | crate::ir::ShapePat::Prim(_) => {}
             crate::ir::ShapePat::Array(dims, elem) => {
                 for d in dims {
                     if let crate::ir::DimPat::Bind(s) = d {

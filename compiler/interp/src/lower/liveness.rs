@@ -199,7 +199,7 @@ fn pat_bound(p: &Pat, out: &mut Live) {
 
 fn shape_binds(shape: &ShapePat, out: &mut Live) {
     match shape {
-        ShapePat::Any => {}
+        ShapePat::Any | crate::ir::ShapePat::Prim(_) => {}
         ShapePat::Record(fs) => fs.iter().for_each(|(_, s)| shape_binds(s, out)),
         ShapePat::Array(dims, elem) => {
             for d in dims {
@@ -226,7 +226,7 @@ fn pat_reads(p: &Pat, out: &mut Live) {
 
 fn shape_reads(shape: &ShapePat, out: &mut Live) {
     match shape {
-        ShapePat::Any => {}
+        ShapePat::Any | crate::ir::ShapePat::Prim(_) => {}
         ShapePat::Record(fs) => fs.iter().for_each(|(_, s)| shape_reads(s, out)),
         ShapePat::Array(dims, elem) => {
             for d in dims {

@@ -185,6 +185,9 @@ impl LowerCx<'_> {
     /// The sizes a type binds (in a parameter) or checks (in a coercion).
     pub fn shape_pat(&mut self, t: &ast::TypeExp, coerce: bool) -> Result<ShapePat> {
         let n = self.normalise(t);
+        if let (NType::Prim(p), false) = (&n, coerce) {
+            return Ok(ShapePat::Prim(*p));
+        }
         self.shape_of(&n, coerce)
     }
 

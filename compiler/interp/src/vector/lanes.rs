@@ -296,7 +296,7 @@ pub(super) fn is_safe(e: &Exp) -> bool {
 
 pub(super) fn shape_binds_nothing(shape: &ShapePat) -> bool {
     match shape {
-        ShapePat::Any => true,
+        ShapePat::Any | crate::ir::ShapePat::Prim(_) => true,
         ShapePat::Array(dims, elem) => {
             dims.iter().all(|d| !matches!(d, DimPat::Bind(_))) && shape_binds_nothing(elem)
         }
@@ -307,7 +307,7 @@ pub(super) fn shape_binds_nothing(shape: &ShapePat) -> bool {
 /// Copies the size slots a uniform pattern bound into the vector frame.
 pub(super) fn bind_sizes(shape: &ShapePat, tmp: &Frame<'_>, vf: &mut VFrame<'_>) {
     match shape {
-        ShapePat::Any => {}
+        ShapePat::Any | crate::ir::ShapePat::Prim(_) => {}
         ShapePat::Array(dims, elem) => {
             for d in dims {
                 if let DimPat::Bind(s) = d {
@@ -438,7 +438,7 @@ pub(super) fn pat_slots(p: &Pat, f: &mut dyn FnMut(Slot)) {
 
 pub(super) fn shape_slots(shape: &ShapePat, f: &mut dyn FnMut(Slot)) {
     match shape {
-        ShapePat::Any => {}
+        ShapePat::Any | crate::ir::ShapePat::Prim(_) => {}
         ShapePat::Array(dims, elem) => {
             for d in dims {
                 match d {
@@ -451,4 +451,32 @@ pub(super) fn shape_slots(shape: &ShapePat, f: &mut dyn FnMut(Slot)) {
         }
         ShapePat::Record(fs) => fs.iter().for_each(|(_, s)| shape_slots(s, f)),
     }
+}
+
+/// `a[ix]` for a one-dimensional primitive array and `i64` lane indices, as one typed loop;
+/// `None` when the operands do not have that form.
+pub(super) fn gather_1d(a: &Array, ix: &Value) -> Option<VResult<Value>> {
+    let ArrayData::Prim { buf, offset } = &a.data else {
+        return None;
+    };
+    let Value::Array(ia) = ix else {
+        return None;
+    };
+    let (Buffer::I64(iv), ioff) = (match &ia.data {
+        ArrayData::Prim { buf, offset } if ia.rank() == 1 => (&**buf, *offset),
+        _ => return None,
+    }) else {
+        return None;
+    };
+    let idx = &iv[ioff..ioff + ia.len()];
+    let len = a.len() as i64;
+    if idx.iter().any(|&i| i < 0 || i >= len) {
+        return Some(Err(Fail::Retry));
+    }
+    let off = *offset;
+    let out = futhark_values::map_buffer!(&**buf, v => idx.iter().map(|&i| v[off + i as usize]).collect());
+    Some(Ok(Value::Array(Rc::new(Array::from_buffer(
+        vec![idx.len() as i64],
+        out,
+    )))))
 }

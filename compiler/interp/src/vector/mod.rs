@@ -755,6 +755,30 @@ impl Cx<'_> {
                 }
             }
         }
+        // Uniform leading indices of a uniform array select a view first (no copying), so
+        // `a[i, j]` with uniform `i` gathers from one row.
+        let mut arr = arr;
+        if let V::Uni(Value::Array(a)) = &arr {
+            let k = fixed.iter().take_while(|v| matches!(v, V::Uni(_))).count();
+            if k > 0 && k < fixed.len() {
+                let lead: Vec<DimIdx> = fixed[..k]
+                    .iter()
+                    .map(|v| match v {
+                        V::Uni(x) => DimIdx::Fix(x.as_i64().unwrap_or(-1)),
+                        V::Lanes(_) => DimIdx::Fix(-1),
+                    })
+                    .collect();
+                let sub = array::index(a, &lead).or_else(retry)?;
+                arr = V::Uni(sub);
+                fixed.drain(..k);
+            }
+        }
+        if let ([V::Lanes(ix)], V::Uni(Value::Array(a))) = (fixed.as_slice(), &arr)
+            && a.rank() == 1
+            && let Some(out) = lanes::gather_1d(a, ix)
+        {
+            return out.map(V::Lanes);
+        }
         let all_uni = fixed.iter().all(|v| matches!(v, V::Uni(_)));
         match (&arr, all_uni) {
             (V::Uni(Value::Array(a)), true) => {

@@ -1,0 +1,360 @@
+//! The session's commands (`:load`, `:type`, … in the REPL; `%load`, `%type`, … in
+//! notebooks): parsing with unique prefixes, and running them against a [`Session`].
+//!
+//! Both faces run commands through [`run`], so they answer alike; each face prints the
+//! [`CommandOutput`] its own way and may handle a command itself first (the notebook shows
+//! `%doc` in its pager).
+
+use std::path::Path;
+
+use crate::backend::{BackendChoice, probe_gpus};
+use crate::engine::Session;
+use crate::outcome::{CellError, ErrorKind, duration_text};
+
+/// What the GPU-only commands say until the CUDA backend is wired into sessions.
+pub const GPU_NOT_AVAILABLE: &str =
+    "not available: the GPU backend is not built into the session yet";
+
+/// A parsed command.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Command {
+    Load(String),
+    Reload,
+    Type(String),
+    MType(String),
+    Doc(String),
+    /// `:time` shows the last cell's timing; `on`/`off` switch printing it after each cell.
+    Time(Option<bool>),
+    /// `:gpus` shows the GPUs; `:gpus N` limits how many are used.
+    Gpus(Option<usize>),
+    Backend(Option<BackendChoice>),
+    Kernels,
+    Ir(Option<String>),
+    Profile,
+    Help,
+    Quit,
+}
+
+/// Every command: name, argument synopsis, one-line description.
+pub const COMMANDS: [(&str, &str, &str); 13] = [
+    (
+        "load",
+        "FILE",
+        "load a Futhark file, replacing everything defined so far",
+    ),
+    ("reload", "", "load the last loaded file again"),
+    ("type", "EXP", "show the type of an expression"),
+    ("mtype", "MODEXP", "show the signature of a module"),
+    (
+        "doc",
+        "NAME",
+        "show the signature and documentation of a name",
+    ),
+    (
+        "time",
+        "[on|off]",
+        "show the last cell's timing, or print timing after each cell",
+    ),
+    ("gpus", "[N]", "show the visible GPUs, or use at most N"),
+    (
+        "backend",
+        "[auto|interp|cuda]",
+        "show or choose where cells run",
+    ),
+    ("kernels", "", "show the GPU kernels of the last cell"),
+    (
+        "ir",
+        "[STAGE]",
+        "show the intermediate representation of the last cell",
+    ),
+    ("profile", "", "show where the last cell's time went"),
+    ("help", "", "show this help"),
+    ("quit", "", "leave"),
+];
+
+/// Commands of the reference `futhark repl`; an ambiguous prefix prefers these (`:t` is
+/// `:type`, as there).
+const REFERENCE: [&str; 5] = ["load", "type", "mtype", "help", "quit"];
+
+/// The command names, for completion.
+pub fn names() -> Vec<&'static str> {
+    COMMANDS.iter().map(|c| c.0).collect()
+}
+
+/// Parses a command line without its marker (`type 1 + 2`).
+pub fn parse(line: &str) -> Result<Command, CellError> {
+    let line = line.trim();
+    let (word, arg) = match line.find(char::is_whitespace) {
+        Some(i) => (&line[..i], line[i..].trim()),
+        None => (line, ""),
+    };
+    let name = resolve(word)?;
+    let usage = |what: &str| CellError::message(ErrorKind::Usage, format!(":{name} {what}"));
+    let need = |what: &str| -> Result<String, CellError> {
+        if arg.is_empty() {
+            Err(usage(&format!("needs {what}")))
+        } else {
+            Ok(arg.to_string())
+        }
+    };
+    Ok(match name {
+        "load" => Command::Load(need("a file name")?),
+        "reload" => Command::Reload,
+        "type" => Command::Type(need("an expression")?),
+        "mtype" => Command::MType(need("a module")?),
+        "doc" => Command::Doc(need("a name")?),
+        "time" => Command::Time(match arg {
+            "" => None,
+            "on" => Some(true),
+            "off" => Some(false),
+            _ => return Err(usage("takes on or off")),
+        }),
+        "gpus" => Command::Gpus(match arg {
+            "" | "all" => None,
+            n => Some(
+                n.parse()
+                    .map_err(|_| usage("takes a number of GPUs or all"))?,
+            ),
+        }),
+        "backend" => Command::Backend(match arg {
+            "" => None,
+            b => Some(
+                b.parse::<BackendChoice>()
+                    .map_err(|e| CellError::message(ErrorKind::Usage, e.to_string()))?,
+            ),
+        }),
+        "kernels" => Command::Kernels,
+        "ir" => Command::Ir((!arg.is_empty()).then(|| arg.to_string())),
+        "profile" => Command::Profile,
+        "help" => Command::Help,
+        _ => Command::Quit,
+    })
+}
+
+/// The full name of a command given a unique prefix.
+fn resolve(word: &str) -> Result<&'static str, CellError> {
+    if word.is_empty() {
+        return Err(CellError::message(
+            ErrorKind::Usage,
+            "no command given; try :help",
+        ));
+    }
+    if let Some(c) = COMMANDS.iter().find(|c| c.0 == word) {
+        return Ok(c.0);
+    }
+    let matches: Vec<&'static str> = COMMANDS
+        .iter()
+        .map(|c| c.0)
+        .filter(|n| n.starts_with(word))
+        .collect();
+    match matches.as_slice() {
+        [one] => Ok(one),
+        [] => Err(CellError::message(
+            ErrorKind::Usage,
+            format!("unknown command :{word}; try :help"),
+        )),
+        several => {
+            let preferred: Vec<&&str> = several.iter().filter(|n| REFERENCE.contains(n)).collect();
+            match preferred.as_slice() {
+                [one] => Ok(one),
+                _ => Err(CellError::message(
+                    ErrorKind::Usage,
+                    format!(
+                        "ambiguous command :{word} (could be {})",
+                        several
+                            .iter()
+                            .map(|n| format!(":{n}"))
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    ),
+                )),
+            }
+        }
+    }
+}
+
+/// The result of a command.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct CommandOutput {
+    pub text: String,
+    pub error: Option<CellError>,
+    /// The user asked to leave.
+    pub quit: bool,
+}
+
+impl CommandOutput {
+    fn text(text: impl Into<String>) -> CommandOutput {
+        CommandOutput {
+            text: text.into(),
+            ..CommandOutput::default()
+        }
+    }
+
+    fn error(e: CellError) -> CommandOutput {
+        CommandOutput {
+            error: Some(e),
+            ..CommandOutput::default()
+        }
+    }
+}
+
+/// The help text, commands written with `marker`.
+pub fn help(marker: char) -> String {
+    let mut out = String::from(
+        "Enter a declaration (def, type, module, let x = …) or an expression; its value\n\
+         is printed and bound to `it`. Commands may be abbreviated to a unique prefix.\n\n",
+    );
+    for (name, args, what) in COMMANDS {
+        let synopsis = format!("{marker}{name} {args}");
+        out.push_str(&format!("  {synopsis:<28} {what}\n"));
+    }
+    out.trim_end().to_string()
+}
+
+/// Runs a command.
+pub fn run(session: &mut Session, command: Command, marker: char) -> CommandOutput {
+    match command {
+        Command::Load(path) => match session.load(Path::new(&path)) {
+            Ok(r) => CommandOutput::text(format!(
+                "Loaded {path} ({}).{}",
+                duration_text(r.time),
+                warnings_text(session, &r.warnings)
+            )),
+            Err(e) => CommandOutput::error(e),
+        },
+        Command::Reload => match session.reload() {
+            Ok(r) => {
+                let what = match session.loaded_file() {
+                    Some(p) => format!("Reloaded {}", p.display()),
+                    None => "Emptied the session".to_string(),
+                };
+                CommandOutput::text(format!(
+                    "{what} ({}).{}",
+                    duration_text(r.time),
+                    warnings_text(session, &r.warnings)
+                ))
+            }
+            Err(e) => CommandOutput::error(e),
+        },
+        Command::Type(exp) => match session.type_of(&exp) {
+            Ok(t) => CommandOutput::text(format!("{exp} : {t}")),
+            Err(e) => CommandOutput::error(e),
+        },
+        Command::MType(m) => match session.module_type(&m) {
+            Some(s) => CommandOutput::text(s),
+            None => CommandOutput::error(CellError::message(
+                ErrorKind::Usage,
+                format!("no module named {m} in scope"),
+            )),
+        },
+        Command::Doc(name) => match crate::inspect::lookup(session.scope(), &name) {
+            Some(info) => CommandOutput::text(info.text()),
+            None => CommandOutput::error(CellError::message(
+                ErrorKind::Usage,
+                format!("nothing named {name} in scope"),
+            )),
+        },
+        Command::Time(None) => CommandOutput::text(match session.last_timing() {
+            Some(t) => format!("last cell: {}", t.summary()),
+            None => "no cell has run yet".to_string(),
+        }),
+        Command::Time(Some(on)) => {
+            session.show_time = on;
+            CommandOutput::text(format!("timing {}", if on { "on" } else { "off" }))
+        }
+        Command::Gpus(n) => {
+            if n.is_some() {
+                session.set_gpus(n);
+            }
+            let probe = probe_gpus();
+            let mut text = format!("GPUs visible: {}", probe.count);
+            if let Some(r) = &probe.reason {
+                text.push_str(&format!(" ({r})"));
+            }
+            text.push_str(&format!(
+                "\nGPUs requested: {}",
+                match session.options().gpus {
+                    Some(n) => n.to_string(),
+                    None => "all".to_string(),
+                }
+            ));
+            text.push_str(&placement_text(session));
+            CommandOutput::text(text)
+        }
+        Command::Backend(b) => {
+            if let Some(b) = b {
+                session.set_backend(b);
+            }
+            CommandOutput::text(format!(
+                "backend: {}{}",
+                session.options().backend,
+                placement_text(session)
+            ))
+        }
+        Command::Kernels => CommandOutput::text(format!("kernels: {GPU_NOT_AVAILABLE}")),
+        Command::Ir(stage) => CommandOutput::text(format!(
+            "IR{}: {GPU_NOT_AVAILABLE}",
+            stage.map(|s| format!(" ({s})")).unwrap_or_default()
+        )),
+        Command::Profile => CommandOutput::text(format!(
+            "{}\nkernel profile: {GPU_NOT_AVAILABLE}",
+            match session.last_timing() {
+                Some(t) => format!("last cell on the interpreter: {}", t.summary()),
+                None => "no cell has run yet".to_string(),
+            }
+        )),
+        Command::Help => CommandOutput::text(help(marker)),
+        Command::Quit => CommandOutput {
+            quit: true,
+            ..CommandOutput::default()
+        },
+    }
+}
+
+fn placement_text(session: &Session) -> String {
+    let p = session.placement();
+    let mut s = format!("\ncells run on: {}", p.device);
+    if let Some(n) = &p.note {
+        s.push_str(&format!("\nnote: {n}"));
+    }
+    s
+}
+
+fn warnings_text(session: &Session, warnings: &[futhark_syntax::Diagnostic]) -> String {
+    if warnings.is_empty() {
+        String::new()
+    } else {
+        format!("\n{}", session.render(warnings, false).trim_end())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn unique_prefixes_resolve() {
+        assert_eq!(parse("l x.fut"), Ok(Command::Load("x.fut".into())));
+        assert_eq!(parse("mt M"), Ok(Command::MType("M".into())));
+        assert_eq!(parse("q"), Ok(Command::Quit));
+        assert_eq!(parse("ti on"), Ok(Command::Time(Some(true))));
+        assert_eq!(parse("k"), Ok(Command::Kernels));
+    }
+
+    #[test]
+    fn ambiguous_prefixes_prefer_reference_commands() {
+        assert_eq!(parse("t 1"), Ok(Command::Type("1".into())));
+        assert!(parse("xyz").is_err());
+    }
+
+    #[test]
+    fn arguments_are_checked() {
+        assert!(parse("load").is_err());
+        assert!(parse("gpus many").is_err());
+        assert_eq!(parse("gpus 2"), Ok(Command::Gpus(Some(2))));
+        assert_eq!(
+            parse("backend interp"),
+            Ok(Command::Backend(Some(BackendChoice::Interp)))
+        );
+    }
+}

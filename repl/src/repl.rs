@@ -1,0 +1,177 @@
+//! The read–evaluate–print loop: prompts, commands, printing results and errors, Ctrl-C.
+
+use std::cell::RefCell;
+use std::io::{IsTerminal, Write};
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::rc::Rc;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use futhark_session::commands::{self, Command};
+use futhark_session::{CellError, CellOutcome, Evaluated, Options, Session};
+use rustyline::error::ReadlineError;
+use rustyline::history::FileHistory;
+use rustyline::{Config, Editor};
+
+use crate::Args;
+use crate::editor::ReplHelper;
+
+/// Errors that end the REPL before it starts.
+#[derive(Debug, thiserror::Error)]
+pub enum ReplError {
+    #[error("{0}")]
+    Session(#[from] CellError),
+    #[error("line editor: {0}")]
+    Editor(#[from] ReadlineError),
+}
+
+/// What the loop prints to, and how.
+struct Printer {
+    color: bool,
+}
+
+impl Printer {
+    fn error(&self, session: &Session, e: &CellError) {
+        println!("{}", session.render_error(e, self.color));
+    }
+
+    fn outcome(&self, session: &Session, out: &CellOutcome) {
+        if !out.warnings.is_empty() {
+            print!("{}", session.render(&out.warnings, self.color));
+        }
+        match &out.result {
+            Ok(Evaluated::Value(v)) => {
+                println!("{}", v.text.text);
+                if v.text.abbreviated {
+                    let shape: String = v.value.shape().iter().map(|d| format!("[{d}]")).collect();
+                    println!("-- abbreviated: a {shape} array of type {}", v.ty);
+                }
+            }
+            Ok(_) => {}
+            Err(e) => self.error(session, e),
+        }
+        if session.show_time && out.result.is_ok() {
+            println!("-- {} on the {}", out.timing.summary(), out.device);
+        }
+    }
+}
+
+/// Runs the REPL until `:quit` or end of input.
+pub fn run(args: Args) -> Result<ExitCode, ReplError> {
+    let interactive = std::io::stdin().is_terminal();
+    let color = !args.no_color && std::io::stdout().is_terminal();
+    let session = Session::new(Options {
+        backend: args.backend,
+        gpus: args.gpus,
+        ..Options::default()
+    })?;
+    let session = Rc::new(RefCell::new(session));
+    let printer = Printer { color };
+    if interactive {
+        println!("futhark-rs REPL. Type :help for the commands, :quit or Ctrl-D to leave.");
+    }
+    if let Some(note) = &session.borrow().placement().note {
+        // Keep stdout to what a transcript compares when input is piped.
+        if interactive {
+            println!("note: {note}");
+        } else {
+            eprintln!("note: {note}");
+        }
+    }
+    if let Some(file) = &args.file {
+        let mut s = session.borrow_mut();
+        if let Err(e) = s.load(file) {
+            printer.error(&s, &e);
+        }
+    }
+    let running = Arc::new(AtomicBool::new(false));
+    install_ctrl_c(&session.borrow(), running.clone(), interactive);
+
+    let config = Config::builder()
+        .auto_add_history(true)
+        .completion_type(rustyline::CompletionType::List)
+        .build();
+    let mut editor: Editor<ReplHelper, FileHistory> = Editor::with_config(config)?;
+    editor.set_helper(Some(ReplHelper {
+        session: session.clone(),
+    }));
+    let history = args.history.clone().or_else(default_history);
+    if let Some(h) = &history {
+        let _ = editor.load_history(h);
+    }
+
+    loop {
+        let prompt = format!("[{}]> ", session.borrow().next_cell());
+        if !interactive {
+            // rustyline prints no prompt when reading a pipe; the reference REPL does.
+            print!("{prompt}");
+            let _ = std::io::stdout().flush();
+        }
+        let input = match editor.readline(&prompt) {
+            Ok(line) => line,
+            Err(ReadlineError::Interrupted) => continue,
+            Err(ReadlineError::Eof) => break,
+            Err(e) => return Err(e.into()),
+        };
+        let text = input.trim();
+        if text.is_empty() {
+            continue;
+        }
+        let mut s = session.borrow_mut();
+        if let Some(rest) = text.strip_prefix(':') {
+            s.skip_cell();
+            let out = match commands::parse(rest) {
+                Ok(cmd) => run_command(&mut s, cmd),
+                Err(e) => {
+                    printer.error(&s, &e);
+                    continue;
+                }
+            };
+            if !out.text.is_empty() {
+                println!("{}", out.text);
+            }
+            if let Some(e) = &out.error {
+                printer.error(&s, e);
+            }
+            if out.quit {
+                break;
+            }
+            continue;
+        }
+        running.store(true, Ordering::SeqCst);
+        let out = s.eval(&input, &mut |line| eprintln!("{line}"));
+        running.store(false, Ordering::SeqCst);
+        printer.outcome(&s, &out);
+        let _ = std::io::stdout().flush();
+    }
+    println!("Leaving 'futhark repl'.");
+    if let Some(h) = &history {
+        let _ = editor.save_history(h);
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn run_command(session: &mut Session, cmd: Command) -> futhark_session::CommandOutput {
+    commands::run(session, cmd, ':')
+}
+
+fn default_history() -> Option<PathBuf> {
+    if let Some(p) = std::env::var_os("FUTHARK_REPL_HISTORY") {
+        return Some(PathBuf::from(p));
+    }
+    std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".futhark-repl-history"))
+}
+
+/// Ctrl-C stops the running cell. At the prompt rustyline reads it as a key (and the line
+/// is dropped); with piped input and nothing running it ends the program.
+fn install_ctrl_c(session: &Session, running: Arc<AtomicBool>, interactive: bool) {
+    let stop = session.interrupter();
+    let _ = ctrlc::set_handler(move || {
+        if running.load(Ordering::SeqCst) {
+            stop.interrupt();
+        } else if !interactive {
+            std::process::exit(130);
+        }
+    });
+}

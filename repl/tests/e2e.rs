@@ -1,0 +1,168 @@
+//! The REPL end to end over piped stdin: multi-line input, every command, errors followed
+//! by working cells, redefinitions; and the reference REPL's transcripts from
+//! `../shared/conformance/futhark-tests-repl` (skipped with a message when absent).
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+/// Runs the REPL with `args`, feeding `input`; returns stdout.
+fn repl(args: &[&str], input: &str, dir: &Path) -> String {
+    let mut child = match Command::new(env!("CARGO_BIN_EXE_futhark-repl"))
+        .args(args)
+        .current_dir(dir)
+        .env("FUTHARK_REPL_HISTORY", dir.join("history"))
+        .env("FUTHARK_NO_GPU", "1")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+    {
+        Ok(c) => c,
+        Err(e) => panic!("cannot start futhark-repl: {e}"),
+    };
+    if let Some(mut stdin) = child.stdin.take() {
+        let _ = stdin.write_all(input.as_bytes());
+    }
+    match child.wait_with_output() {
+        Ok(out) => String::from_utf8_lossy(&out.stdout).into_owned(),
+        Err(e) => panic!("futhark-repl failed: {e}"),
+    }
+}
+
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("futhark-repl-{name}-{}", std::process::id()));
+    let _ = std::fs::create_dir_all(&dir);
+    dir
+}
+
+#[test]
+fn a_session_with_every_command() {
+    let dir = scratch("commands");
+    let _ = std::fs::write(
+        dir.join("lib.fut"),
+        "-- | Adds one.\ndef inc (x: i32) = x + 1\nmodule M = { def k = 5i32 }\n",
+    );
+    let input = "\
+:load lib.fut
+inc 41
+def f (x: i32) =
+  inc (x * 2)
+f 10
+1 + true
+f 1
+def f (x: i32) = x - 1
+f 1
+[1, 2, 3][7]
+it + 1
+:reload
+inc 1
+:type inc 1
+:mtype M
+:doc inc
+:time on
+2 + 2
+:time off
+:time
+:gpus
+:gpus 1
+:backend
+:backend interp
+:kernels
+:ir
+:profile
+:he
+:nonsense
+:quit
+3 + 3
+";
+    let out = repl(&[], input, &dir);
+    let expect = |needle: &str| assert!(out.contains(needle), "missing {needle:?} in:\n{out}");
+    expect("[0]> Loaded lib.fut");
+    expect("[1]> 42\n");
+    // The two-line declaration takes one prompt; the next cell is [3].
+    expect("[2]> [3]> 21\n");
+    expect("[4]> [type-mismatch] Error");
+    expect("[5]> 3\n");
+    expect("[7]> 0\n");
+    expect("out of bounds");
+    // `it` still holds the last value that was shown.
+    expect("[9]> 1\n");
+    expect("[10]> Reloaded lib.fut");
+    expect("[11]> 2\n");
+    expect("inc 1 : i32");
+    expect("val k");
+    expect("Adds one.");
+    expect("timing on");
+    expect("[16]> 4\n-- ");
+    expect("on the interpreter");
+    expect("GPUs visible: 0");
+    expect("GPUs requested: 1");
+    expect("backend: auto");
+    expect("backend: interp");
+    expect("kernels: not available: the GPU backend is not built into the session yet");
+    expect("IR: not available");
+    expect("kernel profile: not available");
+    expect(":mtype MODEXP");
+    expect("unknown command :nonsense");
+    assert!(out.ends_with("Leaving 'futhark repl'.\n"), "{out}");
+    assert!(!out.contains("6\n"), ":quit must stop before 3 + 3:\n{out}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn a_blank_line_ends_an_incomplete_cell() {
+    let dir = scratch("blank");
+    let out = repl(&[], "def g (x: i32) =\n\n1 + 1\n", &dir);
+    assert!(out.contains("[syntax-error]"), "{out}");
+    assert!(out.contains("[1]> 2\n"), "{out}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn large_arrays_are_abbreviated() {
+    let dir = scratch("large");
+    let out = repl(&[], "iota 5000\n", &dir);
+    assert!(out.contains("[0, 1, 2, ..., 4997, 4998, 4999]\n"), "{out}");
+    assert!(out.contains("-- abbreviated: a [5000] array"), "{out}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// The reference's transcripts: `X.fut` loaded, `X.in` piped in, stdout must equal `X.out`.
+#[test]
+fn reference_transcripts() {
+    let root =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/conformance/futhark-tests-repl");
+    let Ok(entries) = std::fs::read_dir(&root) else {
+        eprintln!("skipped: {} is absent", root.display());
+        return;
+    };
+    let mut programs: Vec<PathBuf> = entries
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|x| x == "fut"))
+        .collect();
+    programs.sort();
+    let mut failed = Vec::new();
+    for prog in &programs {
+        let (Ok(input), Ok(expected)) = (
+            std::fs::read_to_string(prog.with_extension("in")),
+            std::fs::read_to_string(prog.with_extension("out")),
+        ) else {
+            continue;
+        };
+        let name = prog
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        let got = repl(&[&name], &input, &root);
+        if got != expected {
+            failed.push(format!("{name}:\n--- expected\n{expected}--- got\n{got}"));
+        }
+    }
+    eprintln!(
+        "REPL transcripts: {} of {} match",
+        programs.len() - failed.len(),
+        programs.len()
+    );
+    assert!(failed.is_empty(), "{}", failed.join("\n"));
+}
