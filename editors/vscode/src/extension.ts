@@ -1,0 +1,157 @@
+// The Futhark extension: starts futhark-lsp, shows its state in the status bar, and opens
+// the IR and CUDA views as read-only virtual documents.
+
+import * as path from 'path';
+import * as vscode from 'vscode';
+import {
+  LanguageClient,
+  LanguageClientOptions,
+  ServerOptions,
+  State,
+} from 'vscode-languageclient/node';
+
+/** The URI scheme of the read-only IR and CUDA views. */
+const VIEW_SCHEME = 'futhark-view';
+
+/** The answer of `futhark/showIR` and `futhark/showCuda`. */
+interface ViewResult {
+  uri: string;
+  language: string;
+  available: boolean;
+  text: string;
+}
+
+/** Holds the text of each open view; documents of this scheme are read-only. */
+class ViewProvider implements vscode.TextDocumentContentProvider {
+  private readonly texts = new Map<string, string>();
+  private readonly changed = new vscode.EventEmitter<vscode.Uri>();
+  readonly onDidChange = this.changed.event;
+
+  set(uri: vscode.Uri, text: string): void {
+    this.texts.set(uri.toString(), text);
+    this.changed.fire(uri);
+  }
+
+  provideTextDocumentContent(uri: vscode.Uri): string {
+    return this.texts.get(uri.toString()) ?? '';
+  }
+}
+
+let client: LanguageClient | undefined;
+let status: vscode.StatusBarItem;
+const views = new ViewProvider();
+
+export async function activate(context: vscode.ExtensionContext): Promise<void> {
+  status = vscode.window.createStatusBarItem(vscode.StatusBarAlignment.Left, 0);
+  status.command = 'futhark.restartServer';
+  context.subscriptions.push(status);
+  context.subscriptions.push(
+    vscode.workspace.registerTextDocumentContentProvider(VIEW_SCHEME, views),
+    vscode.commands.registerCommand('futhark.showIR', () => showView('futhark/showIR', 'ir')),
+    vscode.commands.registerCommand('futhark.showCuda', () => showView('futhark/showCuda', 'cu')),
+    vscode.commands.registerCommand('futhark.restartServer', restart),
+    vscode.workspace.onDidChangeConfiguration((e) => {
+      if (e.affectsConfiguration('futhark.server')) {
+        void restart();
+      }
+    }),
+  );
+  await start(context);
+}
+
+export async function deactivate(): Promise<void> {
+  await client?.stop();
+}
+
+let extensionContext: vscode.ExtensionContext | undefined;
+
+async function start(context: vscode.ExtensionContext): Promise<void> {
+  extensionContext = context;
+  const config = vscode.workspace.getConfiguration('futhark');
+  const command = config.get<string>('server.path', 'futhark-lsp') || 'futhark-lsp';
+  const args = config.get<string[]>('server.extraArgs', []);
+  const serverOptions: ServerOptions = {
+    run: { command, args },
+    debug: { command, args },
+  };
+  const clientOptions: LanguageClientOptions = {
+    documentSelector: [{ language: 'futhark' }],
+    synchronize: {
+      fileEvents: vscode.workspace.createFileSystemWatcher('**/*.fut'),
+    },
+  };
+  client = new LanguageClient('futhark', 'Futhark Language Server', serverOptions, clientOptions);
+  client.onDidChangeState((e) => showState(e.newState, command));
+  showState(State.Starting, command);
+  status.show();
+  try {
+    await client.start();
+  } catch (err) {
+    showState(State.Stopped, command);
+    void vscode.window.showErrorMessage(
+      `Futhark: could not start the language server \`${command}\` (${String(err)}). ` +
+        'Set `futhark.server.path` to the futhark-lsp binary.',
+    );
+  }
+}
+
+async function restart(): Promise<void> {
+  if (client) {
+    try {
+      await client.stop();
+    } catch {
+      // Stopping a server that never started is fine.
+    }
+    client = undefined;
+  }
+  if (extensionContext) {
+    await start(extensionContext);
+  }
+}
+
+function showState(state: State, command: string): void {
+  switch (state) {
+    case State.Starting:
+      status.text = '$(sync~spin) Futhark';
+      status.tooltip = `Starting ${command}…`;
+      break;
+    case State.Running:
+      status.text = '$(check) Futhark';
+      status.tooltip = `${command} is running. Click to restart.`;
+      break;
+    case State.Stopped:
+      status.text = '$(error) Futhark';
+      status.tooltip = `${command} is not running. Click to restart.`;
+      break;
+  }
+}
+
+async function showView(method: string, extension: string): Promise<void> {
+  const editor = vscode.window.activeTextEditor;
+  if (!editor || editor.document.languageId !== 'futhark') {
+    void vscode.window.showWarningMessage('Futhark: open a .fut file first.');
+    return;
+  }
+  if (!client || client.state !== State.Running) {
+    void vscode.window.showWarningMessage('Futhark: the language server is not running.');
+    return;
+  }
+  const source = editor.document.uri;
+  const result = await client.sendRequest<ViewResult>(method, {
+    textDocument: { uri: source.toString() },
+  });
+  const name = path.basename(source.path, '.fut');
+  const uri = vscode.Uri.from({
+    scheme: VIEW_SCHEME,
+    path: `/${name}.${extension}`,
+    query: source.toString(),
+  });
+  views.set(uri, result.text);
+  const doc = await vscode.workspace.openTextDocument(uri);
+  const language = result.language === 'cuda' ? 'cuda-cpp' : 'plaintext';
+  const languages = await vscode.languages.getLanguages();
+  const shown = languages.includes(language)
+    ? await vscode.languages.setTextDocumentLanguage(doc, language)
+    : doc;
+  await vscode.window.showTextDocument(shown, { viewColumn: vscode.ViewColumn.Beside, preview: false });
+}

@@ -1,0 +1,19 @@
+//! `textDocument/definition`.
+
+use tower_lsp_server::jsonrpc::Result;
+use tower_lsp_server::ls_types::{GotoDefinitionParams, GotoDefinitionResponse};
+
+use crate::snapshot::Snapshot;
+
+pub fn handle(
+    snap: &Snapshot,
+    params: GotoDefinitionParams,
+) -> Result<Option<GotoDefinitionResponse>> {
+    let p = params.text_document_position_params;
+    let pos = snap.file_position(&p.text_document.uri, p.position)?;
+    let locations: Vec<_> = futhark_ide::goto_definition(&snap.db, pos)
+        .into_iter()
+        .filter_map(|t| snap.location(t.file, t.focus_range))
+        .collect();
+    Ok((!locations.is_empty()).then_some(GotoDefinitionResponse::Array(locations)))
+}

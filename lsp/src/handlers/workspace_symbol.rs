@@ -1,0 +1,35 @@
+//! `workspace/symbol`.
+
+use tower_lsp_server::jsonrpc::Result;
+use tower_lsp_server::ls_types::{
+    SymbolInformation, WorkspaceSymbolParams, WorkspaceSymbolResponse,
+};
+
+use crate::handlers::document_symbol::kind;
+use crate::snapshot::Snapshot;
+
+/// Enough for a picker; a longer query narrows it.
+const LIMIT: usize = 256;
+
+#[allow(deprecated)]
+pub fn handle(
+    snap: &Snapshot,
+    params: WorkspaceSymbolParams,
+) -> Result<Option<WorkspaceSymbolResponse>> {
+    let files = snap.workspace();
+    let found = futhark_ide::workspace_symbols(&snap.db, &files, &params.query, LIMIT);
+    let symbols = found
+        .into_iter()
+        .filter_map(|s| {
+            Some(SymbolInformation {
+                name: s.name,
+                kind: kind(s.kind),
+                tags: None,
+                deprecated: None,
+                location: snap.location(s.file, s.selection_range)?,
+                container_name: s.container,
+            })
+        })
+        .collect();
+    Ok(Some(WorkspaceSymbolResponse::Flat(symbols)))
+}
