@@ -65,10 +65,10 @@ fn main() {
         let start = Instant::now();
         let mut with_errors = 0;
         for path in &files {
-            if let Some(file) = db.load_file(path) {
-                if check_diagnostics(&db, file).iter().any(|d| d.is_error()) {
-                    with_errors += 1;
-                }
+            if let Some(file) = db.load_file(path)
+                && check_diagnostics(&db, file).iter().any(|d| d.is_error())
+            {
+                with_errors += 1;
             }
         }
         let secs = start.elapsed().as_secs_f64();
