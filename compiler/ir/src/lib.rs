@@ -22,12 +22,17 @@
 //! Arrays are named and declared once per `KernelProgram` with element type and shape;
 //! tuple-valued reductions use one array per component (structure of arrays).
 //!
+//! A third level, the SOAC IR (`soacs`), sits above both: the first-order program of
+//! maps, reductions, scans, histograms, scatters and loops that lowering produces and the
+//! optimiser flattens into segmented operations.
+//!
 //! `printer.rs` gives the text form; `typecheck.rs` checks scoping, types, operator arities
 //! and result shapes and should run after every pass that builds kernel IR.
 
 pub mod exp;
 pub mod kernel;
 pub mod printer;
+pub mod soacs;
 pub mod typecheck;
 pub mod types;
 

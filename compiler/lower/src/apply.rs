@@ -1,0 +1,832 @@
+//! Application: monomorphisation and defunctionalisation by specialisation.
+//!
+//! Every function value is a statically known [`Closure`], so a call is resolved at
+//! lowering time. A call of a definition whose arguments and result hold no functions
+//! becomes an IR function, specialised once per shape of its arguments (structure, element
+//! types, ranks, and which argument dimensions are equal) — this is monomorphisation: a
+//! polymorphic `def` gets one IR function per instance. Any other call (a higher-order
+//! function, a lambda, a local function) is inlined with its function arguments bound as
+//! closures, which is defunctionalisation with the closure's tag resolved statically; a
+//! lambda passed to a SOAC intrinsic becomes the SOAC's IR lambda (`soac.rs`).
+//! Recursive definitions become recursive IR functions whose results have existential
+//! sizes.
+
+use std::collections::HashMap;
+use std::rc::Rc;
+
+use futhark_check::types::{Size as CSize, Type as CType};
+use futhark_ir::soacs::{Body, Exp as IExp, ExtSize, ExtType, FunDef, Param, SubExp, Type};
+use futhark_ir::types::PrimType;
+use futhark_syntax::Span;
+use futhark_syntax::ast::{ExpKind, Pat, PatKind, SizeExp, TypeExp, TypeExpKind};
+
+use crate::error::{LResult, LowerError};
+use crate::modenv::Binding;
+use crate::state::{Lowerer, Spec};
+use crate::types::{unify, vty_of};
+use crate::value::{Closure, Ctx, Def, Inst, TSubst, VTy, Value};
+
+/// How many arguments an intrinsic takes before it acts.
+fn intrinsic_arity(name: &str) -> usize {
+    match name {
+        "map" | "zip" | "concat" | "flatmap" => 2,
+        "reduce" | "reduce_comm" | "scan" | "scatter" | "scatter_2d" | "scatter_3d"
+        | "unflatten" | "partition" | "jvp2" | "vjp2" | "jmp2" | "mjp2" | "with_vjp"
+        | "acc_write" | "scatter_stream" => 3,
+        "hist_stream" | "flat_update_2d" => 5,
+        "hist_1d" | "hist_2d" | "hist_3d" | "flat_index_2d" | "flat_update_3d"
+        | "flat_update_4d" => 6,
+        "flat_index_3d" => 8,
+        "flat_index_4d" => 10,
+        _ => 1,
+    }
+}
+
+impl<'a> Lowerer<'a> {
+    /// Applies a function value to arguments (all at once; partial application allowed).
+    pub fn apply_value(
+        &mut self,
+        f: Value<'a>,
+        args: Vec<Value<'a>>,
+        span: Span,
+    ) -> LResult<Value<'a>> {
+        if args.is_empty() {
+            return Ok(f);
+        }
+        match f {
+            Value::Fun(c) => self.apply_closure(c, args, span),
+            _ => Err(LowerError::internal(
+                Some(span),
+                "applying a value that is not a function",
+            )),
+        }
+    }
+
+    fn apply_closure(
+        &mut self,
+        c: Rc<Closure<'a>>,
+        mut args: Vec<Value<'a>>,
+        span: Span,
+    ) -> LResult<Value<'a>> {
+        let arity = match c.as_ref() {
+            Closure::Def(d, _) => d.vb.params.len(),
+            Closure::Lambda { params, .. } => params.len(),
+            Closure::Partial(inner, prev) => {
+                let mut all = prev.clone();
+                all.append(&mut args);
+                return self.apply_closure(inner.clone(), all, span);
+            }
+            Closure::RightSection(..) | Closure::Project(..) => 1,
+            Closure::Intrinsic(n) => intrinsic_arity(n),
+            Closure::Op(o) => {
+                if o == "neg" || o == "!" {
+                    1
+                } else {
+                    2
+                }
+            }
+        };
+        if args.len() < arity {
+            return Ok(Value::Fun(Rc::new(Closure::Partial(c, args))));
+        }
+        let rest = args.split_off(arity);
+        let r = match c.as_ref() {
+            Closure::Def(d, inst) => self.call_def(d, inst.as_deref(), args, span)?,
+            Closure::Lambda {
+                params,
+                body,
+                ctx,
+                size_params,
+                ..
+            } => {
+                let mut tsubst = (*ctx.tsubst).clone();
+                for (p, a) in params.iter().zip(&args) {
+                    self.unify_pat(p, a, &mut tsubst)?;
+                }
+                let mut inner = Ctx {
+                    tsubst: Rc::new(tsubst),
+                    ..ctx.clone()
+                };
+                let pats: Vec<&Pat> = params.iter().collect();
+                for (p, a) in params.iter().zip(&args) {
+                    inner = self.bind_pat(p, a.clone(), inner)?;
+                }
+                if !size_params.is_empty() {
+                    inner = self.bind_sizes(&pats, &args, size_params, inner)?;
+                }
+                self.exp(body, &inner)?
+            }
+            Closure::RightSection(op, rhs) => {
+                let mut a = args;
+                a.push(rhs.clone());
+                self.apply_closure(op.clone(), a, span)?
+            }
+            Closure::Project(steps, ctx) => {
+                let v = args.remove(0);
+                self.project_steps(v, steps, ctx)?
+            }
+            Closure::Intrinsic(n) => self.intrinsic(n, args, span)?,
+            Closure::Op(o) => self.overloaded(o, args, span)?,
+            Closure::Partial(..) => unreachable_partial(span)?,
+        };
+        if rest.is_empty() {
+            Ok(r)
+        } else {
+            self.apply_value(r, rest, span)
+        }
+    }
+
+    /// Calls a definition with exactly its number of arguments.
+    pub fn call_def(
+        &mut self,
+        def: &Rc<Def<'a>>,
+        inst: Option<&Inst<'a>>,
+        args: Vec<Value<'a>>,
+        span: Span,
+    ) -> LResult<Value<'a>> {
+        let vb = def.vb;
+        let info = self.info(vb.name.span)?;
+        let returns_fun = info
+            .exp_types
+            .get(&vb.body.span)
+            .is_none_or(CType::contains_fun);
+        let first_order = !args.is_empty() && args.iter().all(|a| !a.has_fun()) && !returns_fun;
+        let extra = self.call_sizes(def, inst, &args, span)?;
+        if first_order {
+            self.specialise(def, args, extra, span)
+        } else {
+            self.inline_def(def, args, extra, span)
+        }
+    }
+
+    /// Size parameters of `def` that no argument's shape gives, evaluated from the type the
+    /// definition was used at.
+    pub fn call_sizes(
+        &mut self,
+        def: &Rc<Def<'a>>,
+        inst: Option<&Inst<'a>>,
+        args: &[Value<'a>],
+        span: Span,
+    ) -> LResult<Vec<(String, SubExp)>> {
+        let vb = def.vb;
+        let names = size_params(vb);
+        let Some(inst) = inst else {
+            return Ok(Vec::new());
+        };
+        if names.is_empty() {
+            return Ok(Vec::new());
+        }
+        let mut found = HashMap::new();
+        for (p, a) in vb.params.iter().zip(args) {
+            self.sizes_in_pat(p, a, &names, &mut found)?;
+        }
+        let missing: Vec<&str> = names
+            .iter()
+            .copied()
+            .filter(|n| !found.contains_key(*n))
+            .collect();
+        if missing.is_empty() {
+            return Ok(Vec::new());
+        }
+        let Some(decl) = self.info(vb.name.span)?.defs.get(&vb.name.span) else {
+            return Ok(Vec::new());
+        };
+        let mut sizes = HashMap::new();
+        sizes_from_instance(&decl.ty, inst.ty, &missing, &mut sizes);
+        let mut out = Vec::new();
+        for n in missing {
+            if let Some(sz) = sizes.get(n)
+                && let Ok(se) = self.eval_size(sz, &inst.ctx, span)
+            {
+                out.push((n.to_string(), se));
+            }
+        }
+        Ok(out)
+    }
+
+    /// A checker size term, evaluated in the context it was written in.
+    fn eval_size(&mut self, s: &CSize, ctx: &Ctx<'a>, span: Span) -> LResult<SubExp> {
+        let v = match s {
+            CSize::Lit(k) => return Ok(SubExp::i64(*k)),
+            CSize::Var(v) => match ctx
+                .size_id(v.id)
+                .or_else(|| self.size_ids.get(&v.id).cloned())
+            {
+                Some(d) => return Ok(d),
+                None => self.name_value(v.name(), span, ctx)?,
+            },
+            CSize::BinOp(op, a, b) => {
+                let x = self.eval_size(a, ctx, span)?;
+                let y = self.eval_size(b, ctx, span)?;
+                self.overloaded(
+                    op.name(),
+                    vec![Value::prim(x, PrimType::I64), Value::prim(y, PrimType::I64)],
+                    span,
+                )?
+            }
+            CSize::Apply(f, args) => {
+                let fv = self.name_value(f.name(), span, ctx)?;
+                let mut vals = Vec::new();
+                for a in args {
+                    vals.push(Value::prim(self.eval_size(a, ctx, span)?, PrimType::I64));
+                }
+                self.apply_value(fv, vals, span)?
+            }
+            _ => return Err(LowerError::unsupported(Some(span), "this size expression")),
+        };
+        let a = crate::exp::atom(&v, span)?;
+        Ok(self.int_to_i64(a))
+    }
+
+    /// The context a definition's body is lowered in, with its parameters bound.
+    fn def_ctx(
+        &mut self,
+        def: &Rc<Def<'a>>,
+        args: &[Value<'a>],
+        extra: &[(String, SubExp)],
+    ) -> LResult<Ctx<'a>> {
+        let vb = def.vb;
+        let mut tsubst = TSubst::new();
+        for (p, a) in vb.params.iter().zip(args) {
+            self.unify_pat(p, a, &mut tsubst)?;
+        }
+        // A definition sees itself (recursion) and what was declared before it.
+        let env = def.env.with_val(&vb.name.name, Binding::Def(def.clone()));
+        let mut ctx = Ctx::new(env);
+        ctx.tsubst = Rc::new(tsubst);
+        for (n, s) in extra {
+            ctx = ctx.bind(n, Value::prim(s.clone(), PrimType::I64));
+        }
+        for (p, a) in vb.params.iter().zip(args) {
+            ctx = self.bind_pat(p, a.clone(), ctx)?;
+        }
+        let sizes = size_params(vb);
+        if !sizes.is_empty() {
+            let pats: Vec<&Pat> = vb.params.iter().collect();
+            ctx = self.bind_sizes(&pats, args, &sizes, ctx)?;
+        }
+        // The declared type names every size, also of wildcard and abbreviated parameters.
+        if let Some(decl) = self.info(vb.name.span)?.defs.get(&vb.name.span) {
+            let mut found = Vec::new();
+            let mut t = &decl.ty;
+            for a in args {
+                let CType::Arrow(ar) = t else { break };
+                size_vars_in_type(&ar.param, a, 0, &mut found);
+                t = &ar.ret.ty;
+            }
+            for (v, d) in found {
+                ctx = ctx.bind_size_id(v.id, d.clone());
+                if sizes.contains(&v.name()) && ctx.locals.get(v.name()).is_none() {
+                    ctx = ctx.bind(v.name(), Value::prim(d, PrimType::I64));
+                }
+            }
+        }
+        // Size parameters nothing determined: a use is reported as unsupported.
+        for n in sizes {
+            if ctx.locals.get(n).is_none() {
+                ctx = ctx.bind(&format!("%unbound:{n}"), Value::unit());
+            }
+        }
+        Ok(ctx)
+    }
+
+    /// Lowers a definition's body in place.
+    pub fn inline_def(
+        &mut self,
+        def: &Rc<Def<'a>>,
+        args: Vec<Value<'a>>,
+        extra: Vec<(String, SubExp)>,
+        span: Span,
+    ) -> LResult<Value<'a>> {
+        let ctx = self.def_ctx(def, &args, &extra).map_err(|e| e.at(span))?;
+        self.exp(&def.vb.body, &ctx)
+    }
+
+    /// Calls the IR function specialising `def` for the shape of `args`, making it first.
+    fn specialise(
+        &mut self,
+        def: &Rc<Def<'a>>,
+        args: Vec<Value<'a>>,
+        extra: Vec<(String, SubExp)>,
+        span: Span,
+    ) -> LResult<Value<'a>> {
+        let leaves: Vec<(SubExp, Type)> = args.iter().flat_map(Value::leaves).collect();
+        let mut dims: Vec<SubExp> = Vec::new();
+        let mut key = format!("{}|", def.id);
+        for a in &args {
+            a.shape_key(&mut key);
+            key.push('|');
+        }
+        for (_, t) in &leaves {
+            for d in t.shape() {
+                let i = match dims.iter().position(|x| x == d) {
+                    Some(i) => i,
+                    None => {
+                        dims.push(d.clone());
+                        dims.len() - 1
+                    }
+                };
+                key.push_str(&format!("{i},"));
+            }
+            key.push(';');
+        }
+        for (n, _) in &extra {
+            key.push_str(&format!("#{n}"));
+        }
+        let extra_names: Vec<String> = extra.iter().map(|(n, _)| n.clone()).collect();
+        if !self.specs.contains_key(&key) {
+            self.make_spec(def, &args, &dims, &extra_names, &key, span)?;
+        }
+        let Some(spec) = self.specs.get_mut(&key) else {
+            return Err(LowerError::internal(Some(span), "specialisation vanished"));
+        };
+        if spec.in_progress {
+            spec.recursive = true;
+        }
+        let spec = spec.clone();
+        let mut call_args = dims.clone();
+        call_args.extend(leaves.iter().map(|(s, _)| s.clone()));
+        call_args.extend(extra.into_iter().map(|(_, s)| s));
+        Ok(self.emit_call(&spec, call_args, span))
+    }
+
+    fn emit_call(&mut self, spec: &Spec<'a>, args: Vec<SubExp>, span: Span) -> Value<'a> {
+        let ret: Vec<ExtType> = spec
+            .ret
+            .iter()
+            .map(|t| {
+                t.map_dims(|d| match d {
+                    ExtSize::Free(SubExp::Var(v)) => match spec_param_index(spec, v) {
+                        Some(i) => ExtSize::Free(args[i].clone()),
+                        None => d.clone(),
+                    },
+                    d => d.clone(),
+                })
+            })
+            .collect();
+        let outs = self.bind_ext(
+            "r",
+            &ret,
+            IExp::Apply {
+                func: spec.name.clone(),
+                args,
+                ret: ret.clone(),
+            },
+        );
+        let _ = span;
+        spec.template
+            .rebuild(&mut outs.into_iter())
+            .unwrap_or_else(Value::unit)
+    }
+
+    fn make_spec(
+        &mut self,
+        def: &Rc<Def<'a>>,
+        args: &[Value<'a>],
+        dims: &[SubExp],
+        extra_names: &[String],
+        key: &str,
+        span: Span,
+    ) -> LResult<()> {
+        let vb = def.vb;
+        let base = if vb.name.is_operator() {
+            "op"
+        } else {
+            vb.name.name.as_str()
+        };
+        let name = self.fresh(base);
+        // Parameters: one size per distinct dimension, then the leaves with those sizes.
+        let size_params: Vec<Param> = dims
+            .iter()
+            .map(|_| self.param("n", Type::Prim(PrimType::I64)))
+            .collect();
+        let rename = |d: &SubExp| match dims.iter().position(|x| x == d) {
+            Some(i) => SubExp::Var(size_params[i].name.clone()),
+            None => d.clone(),
+        };
+        let mut value_params = Vec::new();
+        let mut fargs = Vec::new();
+        for a in args {
+            let mut leaves = Vec::new();
+            for (_, t) in a.leaves() {
+                let p = self.param("p", t.map_dims(rename));
+                leaves.push((SubExp::Var(p.name.clone()), p.ty.clone()));
+                value_params.push(p);
+            }
+            let v = a
+                .rebuild(&mut leaves.into_iter())
+                .ok_or_else(|| LowerError::internal(Some(span), "argument structure"))?;
+            fargs.push(v);
+        }
+        let extra_params: Vec<Param> = extra_names
+            .iter()
+            .map(|_| self.param("n", Type::Prim(PrimType::I64)))
+            .collect();
+        let extra: Vec<(String, SubExp)> = extra_names
+            .iter()
+            .zip(&extra_params)
+            .map(|(n, p)| (n.clone(), SubExp::Var(p.name.clone())))
+            .collect();
+        let mut params = size_params;
+        params.extend(value_params);
+        params.extend(extra_params);
+        let param_names: Vec<String> = params.iter().map(|p| p.name.clone()).collect();
+        // A provisional result type for recursive calls: the checker's, all sizes unknown.
+        let ctx = self.def_ctx(def, &fargs, &extra).map_err(|e| e.at(span))?;
+        let info = self.info(vb.name.span)?;
+        if let Some(t) = info.exp_types.get(&vb.body.span)
+            && let Ok(vt) = vty_of(t, &ctx.tsubst, span)
+        {
+            let (template, ret) = self.template(&vt);
+            self.specs.insert(
+                key.to_string(),
+                Spec {
+                    name: name.clone(),
+                    ret,
+                    template,
+                    in_progress: true,
+                    params: param_names.clone(),
+                    recursive: false,
+                },
+            );
+        }
+        let (stms, result) = self.block(|this| this.exp(&vb.body, &ctx))?;
+        self.specs
+            .remove(key)
+            .filter(|s| s.recursive)
+            .map_or(Ok(()), |s| {
+                // Keep the all-existential result type the recursive calls were given.
+                let got: Vec<(PrimType, usize)> = result
+                    .leaves()
+                    .iter()
+                    .map(|(_, t)| (t.elem(), t.rank()))
+                    .collect();
+                let want: Vec<(PrimType, usize)> =
+                    s.ret.iter().map(|t| (t.elem(), t.rank())).collect();
+                if got != want {
+                    return Err(LowerError::unsupported(
+                        Some(span),
+                        "a recursive function whose result type could not be determined",
+                    ));
+                }
+                self.specs.insert(
+                    key.to_string(),
+                    Spec {
+                        in_progress: false,
+                        ..s
+                    },
+                );
+                Ok(())
+            })?;
+        if result.has_fun() {
+            return Err(LowerError::internal(
+                Some(span),
+                "a first-order function returned a function",
+            ));
+        }
+        let leaves = result.leaves();
+        let ret = match self.specs.get(key) {
+            Some(s) => s.ret.clone(),
+            None => ret_types(&leaves, &param_names),
+        };
+        let fun = FunDef {
+            name: name.clone(),
+            entry: None,
+            params,
+            ret: ret.clone(),
+            body: Body::new(stms, leaves.iter().map(|(s, _)| s.clone()).collect()),
+        };
+        self.funs.push(fun);
+        self.specs.insert(
+            key.to_string(),
+            Spec {
+                name,
+                ret,
+                template: result,
+                in_progress: false,
+                params: param_names,
+                recursive: false,
+            },
+        );
+        Ok(())
+    }
+
+    /// A value of shape `vt` with placeholder leaves, and its all-existential types.
+    fn template(&mut self, vt: &VTy) -> (Value<'a>, Vec<ExtType>) {
+        let v = placeholder(vt, 0);
+        let mut k = 0;
+        let ret = v
+            .leaves()
+            .iter()
+            .map(|(_, t)| {
+                t.map_dims(|_| {
+                    k += 1;
+                    ExtSize::Ext(k - 1)
+                })
+            })
+            .collect();
+        (v, ret)
+    }
+
+    /// Binds the type variables a parameter pattern's types mention to the argument's shape.
+    pub fn unify_pat(&self, p: &Pat, v: &Value<'a>, out: &mut TSubst) -> LResult<()> {
+        match &p.kind {
+            PatKind::Id(x) => {
+                if let Some(t) = self.info(x.span)?.exp_types.get(&x.span) {
+                    unify(t, v, 0, out);
+                }
+            }
+            PatKind::Parens(q) | PatKind::Attr(_, q) | PatKind::Ascript(q, _) => {
+                self.unify_pat(q, v, out)?
+            }
+            PatKind::Tuple(ps) => {
+                for (q, c) in ps.iter().zip(v.components()) {
+                    self.unify_pat(q, &c, out)?;
+                }
+            }
+            PatKind::Record(fs) => {
+                for (n, q) in fs {
+                    if let Some(f) = v.field(&n.name) {
+                        self.unify_pat(q, f, out)?;
+                    }
+                }
+            }
+            _ => {}
+        }
+        Ok(())
+    }
+
+    /// Binds size parameters (`[n]`) to the dimensions of the arguments they describe.
+    pub fn bind_sizes(
+        &mut self,
+        pats: &[&Pat],
+        args: &[Value<'a>],
+        names: &[&str],
+        mut ctx: Ctx<'a>,
+    ) -> LResult<Ctx<'a>> {
+        let mut found: HashMap<String, SubExp> = HashMap::new();
+        for (p, a) in pats.iter().zip(args) {
+            self.sizes_in_pat(p, a, names, &mut found)?;
+        }
+        for n in names {
+            match found.get(*n) {
+                Some(d) => ctx = ctx.bind(n, Value::prim(d.clone(), PrimType::I64)),
+                None => ctx = ctx.bind(&format!("%unbound:{n}"), Value::unit()),
+            }
+        }
+        Ok(ctx)
+    }
+
+    fn sizes_in_pat(
+        &self,
+        p: &Pat,
+        v: &Value<'a>,
+        names: &[&str],
+        found: &mut HashMap<String, SubExp>,
+    ) -> LResult<()> {
+        match &p.kind {
+            PatKind::Id(x) => {
+                if let Some(t) = self.info(x.span)?.exp_types.get(&x.span) {
+                    sizes_in_type(t, v, 0, names, found);
+                }
+            }
+            PatKind::Ascript(q, te) => {
+                sizes_in_typeexp(te, v, 0, names, found);
+                self.sizes_in_pat(q, v, names, found)?;
+            }
+            PatKind::Parens(q) | PatKind::Attr(_, q) => self.sizes_in_pat(q, v, names, found)?,
+            PatKind::Tuple(ps) => {
+                for (q, c) in ps.iter().zip(v.components()) {
+                    self.sizes_in_pat(q, &c, names, found)?;
+                }
+            }
+            PatKind::Record(fs) => {
+                for (n, q) in fs {
+                    if let Some(f) = v.field(&n.name) {
+                        self.sizes_in_pat(q, f, names, found)?;
+                    }
+                }
+            }
+            _ => {}
+        }
+        Ok(())
+    }
+}
+
+/// The names of a definition's size parameters.
+fn size_params(vb: &futhark_syntax::ast::ValBind) -> Vec<&str> {
+    vb.tparams
+        .iter()
+        .filter_map(|t| match t {
+            futhark_syntax::ast::TypeParam::Size(n) => Some(n.name.as_str()),
+            _ => None,
+        })
+        .collect()
+}
+
+/// Matches a definition's declared type with the type it was used at, recording what each
+/// of the named size parameters was instantiated to.
+fn sizes_from_instance(
+    decl: &CType,
+    inst: &CType,
+    names: &[&str],
+    out: &mut HashMap<String, CSize>,
+) {
+    match (decl, inst) {
+        (CType::Array(a), CType::Array(b)) => {
+            for (x, y) in a.shape.iter().zip(&b.shape) {
+                if let CSize::Var(v) = x
+                    && names.contains(&v.name())
+                    && !out.contains_key(v.name())
+                {
+                    out.insert(v.name().to_string(), y.clone());
+                }
+            }
+            sizes_from_instance(&a.elem, &b.elem, names, out);
+        }
+        (CType::Record(fa), CType::Record(fb)) => {
+            for (k, t) in fa {
+                if let Some(u) = fb.get(k) {
+                    sizes_from_instance(t, u, names, out);
+                }
+            }
+        }
+        (CType::Sum(ca), CType::Sum(cb)) => {
+            for (k, ts) in ca {
+                if let Some(us) = cb.get(k) {
+                    for (t, u) in ts.iter().zip(us) {
+                        sizes_from_instance(t, u, names, out);
+                    }
+                }
+            }
+        }
+        (CType::Arrow(a), CType::Arrow(b)) => {
+            sizes_from_instance(&a.param, &b.param, names, out);
+            sizes_from_instance(&a.ret.ty, &b.ret.ty, names, out);
+        }
+        _ => {}
+    }
+}
+
+fn unreachable_partial<T>(span: Span) -> LResult<T> {
+    Err(LowerError::internal(Some(span), "partial application"))
+}
+
+fn spec_param_index(spec: &Spec<'_>, v: &str) -> Option<usize> {
+    spec.params.iter().position(|p| p == v)
+}
+
+/// Result types of a function body: dimensions that are parameters (or constants) stay,
+/// others become existential (one index per distinct variable).
+pub fn ret_types(leaves: &[(SubExp, Type)], params: &[String]) -> Vec<ExtType> {
+    let mut exts: Vec<SubExp> = Vec::new();
+    leaves
+        .iter()
+        .map(|(_, t)| {
+            t.map_dims(|d| match d {
+                SubExp::Const(_) => ExtSize::Free(d.clone()),
+                SubExp::Var(v) if params.contains(v) => ExtSize::Free(d.clone()),
+                _ => {
+                    let i = match exts.iter().position(|x| x == d) {
+                        Some(i) => i,
+                        None => {
+                            exts.push(d.clone());
+                            exts.len() - 1
+                        }
+                    };
+                    ExtSize::Ext(i)
+                }
+            })
+        })
+        .collect()
+}
+
+/// A value of shape `vt` whose leaves are placeholders with `dims` unknown dimensions.
+fn placeholder<'a>(vt: &VTy, outer: usize) -> Value<'a> {
+    match vt {
+        VTy::Prim(p) => Value::Atom(SubExp::i64(0), Type::array(*p, vec![SubExp::i64(0); outer])),
+        VTy::Array(inner) => placeholder(inner, outer + 1),
+        VTy::Record(fs) => Value::Record(
+            fs.iter()
+                .map(|(n, t)| (n.clone(), placeholder(t, outer)))
+                .collect(),
+        ),
+        VTy::Sum(l) => Value::Sum(
+            l.clone(),
+            Box::new(placeholder(&VTy::Prim(PrimType::I8), outer)),
+            l.ctors
+                .iter()
+                .map(|(_, ts)| ts.iter().map(|t| placeholder(t, outer)).collect())
+                .collect(),
+        ),
+    }
+}
+
+/// Finds the named size variables among the dimensions of checker type `t` describing `v`.
+fn sizes_in_type(
+    t: &CType,
+    v: &Value<'_>,
+    offset: usize,
+    names: &[&str],
+    found: &mut HashMap<String, SubExp>,
+) {
+    match t {
+        CType::Array(a) => {
+            for (i, s) in a.shape.iter().enumerate() {
+                if let futhark_check::Size::Var(vn) = s
+                    && names.contains(&vn.name())
+                    && !found.contains_key(vn.name())
+                    && let Some(d) = leaf_dim(v, offset + i)
+                {
+                    found.insert(vn.name().to_string(), d);
+                }
+            }
+            sizes_in_type(&a.elem, v, offset + a.shape.len(), names, found);
+        }
+        CType::Record(fs) => {
+            for (k, ft) in fs {
+                if let Some(f) = v.field(k) {
+                    sizes_in_type(ft, f, offset, names, found);
+                }
+            }
+        }
+        _ => {}
+    }
+}
+
+/// Every size variable among the dimensions of checker type `t` describing `v`, with the
+/// dimension of `v` it stands for.
+pub fn size_vars_in_type(
+    t: &CType,
+    v: &Value<'_>,
+    offset: usize,
+    out: &mut Vec<(futhark_check::VName, SubExp)>,
+) {
+    match t {
+        CType::Array(a) => {
+            for (i, s) in a.shape.iter().enumerate() {
+                if let futhark_check::Size::Var(vn) = s
+                    && let Some(d) = leaf_dim(v, offset + i)
+                {
+                    out.push((vn.clone(), d));
+                }
+            }
+            size_vars_in_type(&a.elem, v, offset + a.shape.len(), out);
+        }
+        CType::Record(fs) => {
+            for (k, ft) in fs {
+                if let Some(f) = v.field(k) {
+                    size_vars_in_type(ft, f, offset, out);
+                }
+            }
+        }
+        _ => {}
+    }
+}
+
+/// Finds `[n]` in a written type describing `v`.
+fn sizes_in_typeexp(
+    te: &TypeExp,
+    v: &Value<'_>,
+    offset: usize,
+    names: &[&str],
+    found: &mut HashMap<String, SubExp>,
+) {
+    match &te.kind {
+        TypeExpKind::Array { size, elem } => {
+            if let SizeExp::Exp(e) = size
+                && let ExpKind::Var(qn) = &e.kind
+                && qn.quals.is_empty()
+                && names.contains(&qn.name.name.as_str())
+                && !found.contains_key(&qn.name.name)
+                && let Some(d) = leaf_dim(v, offset)
+            {
+                found.insert(qn.name.name.clone(), d);
+            }
+            sizes_in_typeexp(elem, v, offset + 1, names, found);
+        }
+        TypeExpKind::Parens(t) | TypeExpKind::Unique(t) => {
+            sizes_in_typeexp(t, v, offset, names, found)
+        }
+        TypeExpKind::Tuple(ts) => {
+            for (t, c) in ts.iter().zip(v.components()) {
+                sizes_in_typeexp(t, &c, offset, names, found);
+            }
+        }
+        TypeExpKind::Record(fs) => {
+            for (n, t) in fs {
+                if let Some(f) = v.field(&n.name) {
+                    sizes_in_typeexp(t, f, offset, names, found);
+                }
+            }
+        }
+        _ => {}
+    }
+}
+
+/// Dimension `i` of the first leaf of `v`.
+fn leaf_dim(v: &Value<'_>, i: usize) -> Option<SubExp> {
+    v.leaves()
+        .first()
+        .and_then(|(_, t)| t.shape().get(i).cloned())
+}

@@ -1,0 +1,505 @@
+//! `extract-kernels`: flattening SOACs into the kernel IR's segmented operations.
+//!
+//! Host code (a function body, and the bodies of host branches and loops) is walked; each
+//! SOAC statement becomes a [`KernelDef`] and a [`Launch`] of it, and the rest stays as
+//! host code the runtime interprets. A SOAC's *nest* is followed inward while a map's
+//! lambda is a perfect nest (scalar statements, then one SOAC whose results are the
+//! lambda's) with widths known outside:
+//!
+//! | nest | segmented operation |
+//! |---|---|
+//! | `map` … `map` with a scalar body | `SegMap` over all the maps' dimensions |
+//! | `map` … `redomap` | `SegRed` with the maps as segments |
+//! | `map` … `scanomap` | `SegScan` with the maps as segments |
+//! | `hist` (1-D buckets) | `SegHist` |
+//! | `scatter` (1-D indices) | `Scatter` |
+//!
+//! Whatever else a map's lambda holds (a reduction, a `for` loop, a `while` loop bounded by
+//! a counter, a branch) runs sequentially in the thread (`body.rs`). Host `iota`, `replicate` and `copy` become map kernels too.
+//! A SOAC input defined by a host `iota` or `replicate` is read as a view (computed from
+//! the index) instead of a materialised array.
+
+mod body;
+mod scalar;
+
+use std::collections::HashMap;
+
+use futhark_ir::soacs::{
+    Body, Exp, KernelArg, KernelDef, Launch, Name, NameSource, Program, Soac, Stm, SubExp, Type,
+};
+use futhark_ir::types::PrimValue;
+use futhark_ir::{
+    Exp as KExp, Kernel, KernelProgram, Scatter, SegHist, SegMap, SegOp, SegRed, SegScan, SegSpace,
+    Size,
+};
+
+use crate::PassError;
+use crate::util::binder_types;
+use body::{Inputs, KVal, Translator, View};
+
+/// The `extract-kernels` pass.
+pub fn extract_kernels(mut prog: Program) -> Result<Program, PassError> {
+    let mut ns = NameSource::for_program(&prog);
+    let mut kernels = Vec::new();
+    for f in &mut prog.funs {
+        let types = binder_types(f);
+        let mut defs = HashMap::new();
+        host_defs(&f.body, &mut defs);
+        let mut x = Extractor {
+            types: &types,
+            defs: &defs,
+            ns: &mut ns,
+            kernels: &mut kernels,
+            base: f.name.clone(),
+        };
+        x.body(&mut f.body).map_err(|message| PassError {
+            pass: "extract-kernels",
+            message,
+            unsupported: true,
+        })?;
+    }
+    for k in &kernels {
+        if let Err(e) = futhark_ir::check_program(&k.program) {
+            return Err(PassError {
+                pass: "extract-kernels",
+                message: format!("made an invalid kernel: {e}\n{}", k.program),
+                unsupported: false,
+            });
+        }
+    }
+    prog.kernels.extend(kernels);
+    Ok(prog)
+}
+
+/// Host statements that kernels may read as views.
+fn host_defs(b: &Body, out: &mut HashMap<Name, Exp>) {
+    for s in &b.stms {
+        match &s.exp {
+            Exp::Iota { .. }
+            | Exp::Replicate { .. }
+            | Exp::Rearrange { .. }
+            | Exp::Reshape { .. } => {
+                if let [p] = s.pat.elems.as_slice() {
+                    out.insert(p.name.clone(), s.exp.clone());
+                }
+            }
+            Exp::If {
+                then_body,
+                else_body,
+                ..
+            } => {
+                host_defs(then_body, out);
+                host_defs(else_body, out);
+            }
+            Exp::Loop { body, .. } => host_defs(body, out),
+            _ => {}
+        }
+    }
+}
+
+struct Extractor<'a> {
+    types: &'a HashMap<Name, Type>,
+    defs: &'a HashMap<Name, Exp>,
+    ns: &'a mut NameSource,
+    kernels: &'a mut Vec<KernelDef>,
+    base: Name,
+}
+
+/// One level of a nest: a SOAC, and the scalar statements before it in the enclosing
+/// map's lambda.
+struct Level<'s> {
+    soac: &'s Soac,
+    pre: &'s [Stm],
+}
+
+/// If a map's lambda is scalar statements followed by one SOAC whose results are the
+/// lambda's, those statements and that SOAC.
+fn perfect_nest(lam: &futhark_ir::soacs::Lambda) -> Option<(&[Stm], &Soac)> {
+    let (last, pre) = lam.body.stms.split_last()?;
+    let Exp::Soac(inner) = &last.exp else {
+        return None;
+    };
+    let results: Vec<SubExp> = last
+        .pat
+        .elems
+        .iter()
+        .map(|p| SubExp::Var(p.name.clone()))
+        .collect();
+    if !last.pat.ctx.is_empty() || results != lam.body.result {
+        return None;
+    }
+    if !matches!(
+        inner,
+        Soac::Map { .. } | Soac::Reduce { .. } | Soac::Scan { .. }
+    ) {
+        return None;
+    }
+    // Scalar statements, and arrays that kernels read as views (computed per element).
+    let scalar = |s: &Stm| {
+        let view = match &s.exp {
+            Exp::Iota { .. } | Exp::Index(..) => true,
+            Exp::Replicate { shape, .. } => shape.len() == 1,
+            _ => false,
+        };
+        s.pat.ctx.is_empty()
+            && (view || s.pat.elems.iter().all(|p| !p.ty.is_array()))
+            && !matches!(s.exp, Exp::Soac(_) | Exp::Loop { .. })
+    };
+    if !pre.iter().all(scalar) {
+        return None;
+    }
+    // The inner width must be known outside the lambda.
+    if let SubExp::Var(w) = inner.width() {
+        let local = lam.params.iter().any(|p| &p.name == w)
+            || pre.iter().any(|s| s.pat.names().any(|n| n == w));
+        if local {
+            return None;
+        }
+    }
+    Some((pre, inner))
+}
+
+fn levels(top: &Soac) -> Vec<Level<'_>> {
+    let mut out = vec![Level {
+        soac: top,
+        pre: &[],
+    }];
+    while let Some(Level {
+        soac: Soac::Map { lam, .. },
+        ..
+    }) = out.last()
+    {
+        match perfect_nest(lam) {
+            Some((pre, inner)) => out.push(Level { soac: inner, pre }),
+            None => break,
+        }
+    }
+    out
+}
+
+fn neutral(nes: &[SubExp]) -> Result<Vec<PrimValue>, String> {
+    nes.iter()
+        .map(|n| {
+            n.as_const()
+                .ok_or_else(|| "a reduction whose neutral element is not a constant".to_string())
+        })
+        .collect()
+}
+
+impl<'a> Extractor<'a> {
+    fn body(&mut self, b: &mut Body) -> Result<(), String> {
+        for stm in &mut b.stms {
+            let replaced = match &mut stm.exp {
+                Exp::Soac(soac) => {
+                    let soac = soac.clone();
+                    Some(self.soac(stm, &soac)?)
+                }
+                Exp::Iota { .. } | Exp::Replicate { .. } | Exp::Copy(_) => self.array_op(stm)?,
+                Exp::If {
+                    then_body,
+                    else_body,
+                    ..
+                } => {
+                    self.body(then_body)?;
+                    self.body(else_body)?;
+                    None
+                }
+                Exp::Loop { body, .. } => {
+                    self.body(body)?;
+                    None
+                }
+                _ => None,
+            };
+            if let Some(e) = replaced {
+                stm.exp = e;
+            }
+        }
+        Ok(())
+    }
+
+    fn translator(&self) -> Translator<'a> {
+        Translator {
+            host_types: self.types,
+            host_defs: self.defs,
+            env: HashMap::new(),
+            inputs: Inputs::default(),
+            flat: None,
+        }
+    }
+
+    /// Registers a kernel program made of one segmented operation; the launch.
+    fn finish(&mut self, kind: &str, mut inputs: Inputs, op: SegOp) -> Exp {
+        let name = self.ns.fresh(&format!("{}_{kind}", self.base));
+        let sizes = inputs.sizes.iter().map(|(n, _)| n.clone()).collect();
+        let values = inputs.sizes.iter().map(|(_, v)| v.clone()).collect();
+        let (arrays, args): (Vec<_>, Vec<_>) =
+            std::mem::take(&mut inputs.arrays).into_iter().unzip();
+        self.kernels.push(KernelDef {
+            name: name.clone(),
+            program: KernelProgram {
+                sizes,
+                arrays,
+                kernels: vec![Kernel {
+                    name: name.clone(),
+                    op,
+                }],
+            },
+        });
+        Exp::Launch(Launch {
+            kernel: name,
+            sizes: values,
+            args,
+        })
+    }
+
+    /// Declares the statement's results as kernel outputs of the given shape.
+    fn outputs(&self, t: &mut Translator<'_>, stm: &Stm, shape: &[Size]) -> Vec<Name> {
+        let mut names = Vec::new();
+        for p in &stm.pat.elems {
+            let decl = futhark_ir::ArrayDecl {
+                name: p.name.clone(),
+                elem: p.ty.elem(),
+                shape: shape.to_vec(),
+            };
+            t.inputs.arrays.push((decl, KernelArg::Out));
+            names.push(p.name.clone());
+        }
+        names
+    }
+
+    /// Declares consumed destinations, updated in place.
+    fn dests(&self, t: &mut Translator<'_>, dests: &[Name]) -> Result<Vec<Name>, String> {
+        for d in dests {
+            let ty = self
+                .types
+                .get(d)
+                .ok_or_else(|| format!("unknown destination `{d}`"))?;
+            if ty.rank() != 1 {
+                return Err("a histogram or scatter into a multi-dimensional array".into());
+            }
+            let shape = ty.shape().iter().map(|x| t.inputs.size(x)).collect();
+            let decl = futhark_ir::ArrayDecl {
+                name: d.clone(),
+                elem: ty.elem(),
+                shape,
+            };
+            t.inputs.arrays.push((decl, KernelArg::InOut(d.clone())));
+        }
+        Ok(dests.to_vec())
+    }
+
+    fn space(&mut self, dims: Vec<(Name, Size)>) -> SegSpace {
+        if dims.len() == 1 {
+            let (i, n) = dims[0].clone();
+            return SegSpace::flat(&i, n);
+        }
+        SegSpace {
+            flat: self.ns.fresh("flat"),
+            dims,
+        }
+    }
+
+    fn soac(&mut self, stm: &Stm, top: &Soac) -> Result<Exp, String> {
+        let nest = levels(top);
+        let mut t = self.translator();
+        let mut dims: Vec<(Name, Size)> = Vec::new();
+        let mut pre = Vec::new();
+        let last = nest.len() - 1;
+        for (k, lvl) in nest.iter().enumerate() {
+            for s in lvl.pre {
+                t.stm(s, &mut pre)?;
+            }
+            let views = lvl
+                .soac
+                .inputs()
+                .iter()
+                .map(|a| t.view(a))
+                .collect::<Result<Vec<View>, String>>()?;
+            let w = t.inputs.size(lvl.soac.width());
+            let idx = self.ns.fresh("gtid");
+            dims.push((idx.clone(), w));
+            if k == last {
+                // A map whose elements are arrays it only reads (a row, a free array, an
+                // iota): their dimensions join the space and each point reads one element.
+                let mut extra: Vec<(Name, Size)> = Vec::new();
+                if let Soac::Map { lam, .. } = lvl.soac
+                    && let Some(first) = lam.ret.first()
+                    && first.is_array()
+                {
+                    if lam.ret.iter().any(|r| r.shape() != first.shape()) {
+                        return Err("a map whose results are arrays of different shapes".into());
+                    }
+                    for d in first.shape() {
+                        extra.push((self.ns.fresh("gtid"), t.inputs.size(d)));
+                    }
+                }
+                dims.extend(extra.iter().cloned());
+                let space = self.space(dims.clone());
+                let full: Vec<KExp> = dims.iter().map(|(i, _)| KExp::var(i)).collect();
+                t.flat = Some((full, KExp::var(&space.flat)));
+                t.bind_rows(&lvl.soac.map_lambda().params, &views, &KExp::var(&idx));
+                let mut stms = std::mem::take(&mut pre);
+                let mut results = Vec::new();
+                for v in t.body(&lvl.soac.map_lambda().body, &mut stms)? {
+                    let mut v = v;
+                    for (i, _) in &extra {
+                        v = match v {
+                            KVal::Array(view) => view.index(KExp::var(i), t.flat.as_ref()),
+                            s => s,
+                        };
+                    }
+                    match v {
+                        KVal::Scalar(e, _) => results.push(e),
+                        KVal::Array(_) => {
+                            return Err("an array result inside a kernel thread".into());
+                        }
+                    }
+                }
+                let body = futhark_ir::Body::new(stms, results);
+                let shape: Vec<Size> = dims.iter().map(|(_, s)| s.clone()).collect();
+                let (kind, op) = match lvl.soac {
+                    Soac::Map { .. } => {
+                        let outputs = self.outputs(&mut t, stm, &shape);
+                        (
+                            "map",
+                            SegOp::Map(SegMap {
+                                space,
+                                body,
+                                outputs,
+                            }),
+                        )
+                    }
+                    Soac::Reduce { comm, op, nes, .. } => {
+                        let op = t.operator(op)?;
+                        let neutral = neutral(nes)?;
+                        let outputs = self.outputs(&mut t, stm, &shape[..shape.len() - 1]);
+                        (
+                            "red",
+                            SegOp::Red(SegRed {
+                                space,
+                                body,
+                                op,
+                                neutral,
+                                commutative: *comm,
+                                outputs,
+                            }),
+                        )
+                    }
+                    Soac::Scan { op, nes, .. } => {
+                        let op = t.operator(op)?;
+                        let neutral = neutral(nes)?;
+                        let outputs = self.outputs(&mut t, stm, &shape);
+                        (
+                            "scan",
+                            SegOp::Scan(SegScan {
+                                space,
+                                body,
+                                op,
+                                neutral,
+                                outputs,
+                            }),
+                        )
+                    }
+                    Soac::Hist {
+                        dests,
+                        rank,
+                        op,
+                        nes,
+                        ..
+                    } if k == 0 && *rank == 1 => {
+                        if dests.len() != 1 {
+                            return Err("a histogram of tuples".into());
+                        }
+                        let op = t.operator(op)?;
+                        let neutral = neutral(nes)?;
+                        let num_buckets = match dests.first().and_then(|d| self.types.get(d)) {
+                            Some(ty) => t.inputs.size(ty.outer().unwrap_or(&SubExp::i64(0))),
+                            None => return Err("a histogram without destinations".into()),
+                        };
+                        let dests = self.dests(&mut t, dests)?;
+                        (
+                            "hist",
+                            SegOp::Hist(SegHist {
+                                space,
+                                body,
+                                op,
+                                neutral,
+                                num_buckets,
+                                dests,
+                            }),
+                        )
+                    }
+                    Soac::Scatter { dests, ranks, .. }
+                        if k == 0 && ranks.iter().all(|r| *r == 1) =>
+                    {
+                        let dests = self.dests(&mut t, dests)?;
+                        ("scatter", SegOp::Scatter(Scatter { space, body, dests }))
+                    }
+                    s => return Err(format!("a {} of this shape", s.kind_name())),
+                };
+                return Ok(self.finish(kind, t.inputs, op));
+            }
+            t.bind_rows(&lvl.soac.map_lambda().params, &views, &KExp::var(&idx));
+        }
+        Err("an empty nest".into())
+    }
+
+    /// Host `iota`, `replicate` of a scalar, and `copy` as map kernels.
+    fn array_op(&mut self, stm: &Stm) -> Result<Option<Exp>, String> {
+        let [p] = stm.pat.elems.as_slice() else {
+            return Ok(None);
+        };
+        let mut t = self.translator();
+        let shape: Vec<Size> = p.ty.shape().iter().map(|d| t.inputs.size(d)).collect();
+        let dims: Vec<(Name, Size)> = shape
+            .iter()
+            .map(|s| (self.ns.fresh("gtid"), s.clone()))
+            .collect();
+        if dims.is_empty() {
+            return Ok(None);
+        }
+        let space = self.space(dims.clone());
+        let value = match &stm.exp {
+            Exp::Iota {
+                start, stride, ty, ..
+            } => {
+                let view = View::Iota {
+                    start: t.scalar(start)?,
+                    stride: t.scalar(stride)?,
+                    ty: *ty,
+                };
+                match view.index(KExp::var(&dims[0].0), None) {
+                    KVal::Scalar(e, _) => e,
+                    KVal::Array(_) => return Ok(None),
+                }
+            }
+            Exp::Replicate { value, .. } => match t.val(value)? {
+                KVal::Scalar(e, _) => e,
+                KVal::Array(_) => return Ok(None),
+            },
+            Exp::Copy(a) => {
+                let full: Vec<KExp> = dims.iter().map(|(i, _)| KExp::var(i)).collect();
+                t.flat = Some((full.clone(), KExp::var(&space.flat)));
+                let mut v = KVal::Array(t.view(a)?);
+                for i in full {
+                    v = match v {
+                        KVal::Array(view) => view.index(i, t.flat.as_ref()),
+                        s => s,
+                    };
+                }
+                match v {
+                    KVal::Scalar(e, _) => e,
+                    KVal::Array(_) => return Ok(None),
+                }
+            }
+            _ => return Ok(None),
+        };
+        let outputs = self.outputs(&mut t, stm, &shape);
+        let op = SegOp::Map(SegMap {
+            space,
+            body: futhark_ir::Body::results(vec![value]),
+            outputs,
+        });
+        Ok(Some(self.finish("array", t.inputs, op)))
+    }
+}
