@@ -82,7 +82,7 @@ def concat [n] [m] 't (xs: [n]t) (ys: [m]t) : *[n + m]t =
 -- | The array `[0, 1, ..., n-1]`: empty when `n` is 0, and a run-time
 -- error when `n` is negative. Work O(n).
 def iota (n: i64) : *[n]i64 =
-  0..<n
+  0..1..<n
 
 -- | The valid indices of an array: `iota` of its length.
 def indices [n] 't (_: [n]t) : *[n]i64 =
