@@ -46,6 +46,14 @@ struct Registry {
     next_id: u32,
 }
 
+impl Registry {
+    /// Makes `file` findable by its path and its id.
+    fn insert(&mut self, path: PathBuf, id: FileId, file: File) {
+        self.by_path.insert(path, file);
+        self.by_id.insert(id, file);
+    }
+}
+
 #[salsa::db]
 #[derive(Clone)]
 pub struct Database {
@@ -91,8 +99,7 @@ impl Database {
         let id = FileId(reg.next_id);
         reg.next_id += 1;
         let file = File::new(self, path.clone(), text, id);
-        reg.by_path.insert(path, file);
-        reg.by_id.insert(id, file);
+        reg.insert(path, id, file);
         file
     }
 
@@ -103,9 +110,7 @@ impl Database {
         for pf in futhark_check::prelude::prelude_files() {
             let path = PathBuf::from(pf.path);
             let file = File::new(self, path.clone(), pf.source.to_string(), pf.file);
-            let mut reg = self.registry();
-            reg.by_path.insert(path, file);
-            reg.by_id.insert(pf.file, file);
+            self.registry().insert(path, pf.file, file);
         }
     }
 
