@@ -6,12 +6,14 @@
 
 mod database;
 mod files;
+mod lower;
 mod queries;
 pub mod render;
 mod typecheck;
 
 pub use database::{Database, ExecutionLog};
 pub use files::{Db, File};
+pub use lower::{CompileError, IrStage, compile, lower_file};
 pub use queries::{
     Diag, ImportGraph, ResolvedImport, file_diagnostics, import_graph, imports, parse,
     resolve_import_path,

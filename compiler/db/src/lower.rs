@@ -1,0 +1,141 @@
+//! The way from a checked program to the IR every backend and IR view starts from.
+//!
+//! [`lower_file`] lowers the program rooted at a file (its imports included) to SOAC IR;
+//! [`compile`] runs the optimiser up to a chosen [`IrStage`]. Both read the database's
+//! parse and check results, so an editor buffer, a REPL cell or a test fixture is compiled
+//! exactly as it was checked. They are plain functions, not tracked queries: their result
+//! is recomputed on each call (lowering is fast next to checking, and the IR is not `Eq`
+//! cheaply).
+
+use futhark_ir::soacs::Program;
+use futhark_lower::{SourceUnit, lower_program};
+use futhark_opt::{PassError, pipeline, run_pipeline, soac_pipeline};
+use futhark_syntax::{Diagnostic, Severity, Span};
+
+use crate::{Db, File, check, check_context, import_graph, imports, parse};
+
+/// How far [`compile`] takes a program.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum IrStage {
+    /// As lowering produced it: first-order, monomorphic SOAC IR.
+    Soacs,
+    /// After simplification, inlining and fusion (the SOAC passes of the pipeline).
+    Fused,
+    /// After kernel extraction: host code launching kernel programs.
+    Kernels,
+}
+
+impl IrStage {
+    pub const ALL: [IrStage; 3] = [IrStage::Soacs, IrStage::Fused, IrStage::Kernels];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            IrStage::Soacs => "soacs",
+            IrStage::Fused => "fused",
+            IrStage::Kernels => "kernels",
+        }
+    }
+
+    /// The stage called `name` (`core` is accepted for `soacs`, as the LSP names it).
+    pub fn from_name(name: &str) -> Option<IrStage> {
+        match name {
+            "soacs" | "core" => Some(IrStage::Soacs),
+            "fused" => Some(IrStage::Fused),
+            "kernels" => Some(IrStage::Kernels),
+            _ => None,
+        }
+    }
+}
+
+/// Why a program could not be compiled to the stage asked for.
+#[derive(Clone, Debug, thiserror::Error)]
+pub enum CompileError {
+    /// The program does not parse or type-check (the errors, never empty).
+    #[error("the program has {} error(s)", .0.len())]
+    Check(Vec<Diagnostic>),
+    /// Lowering does not support something the program uses (diagnostics with locations).
+    #[error("{}", .0.first().map(|d| d.message.as_str()).unwrap_or("lowering failed"))]
+    Lower(Vec<Diagnostic>),
+    /// An optimiser pass rejected the program (unsupported construct, or a compiler bug).
+    #[error("{0}")]
+    Pass(PassError),
+}
+
+impl CompileError {
+    /// The error as diagnostics; a pass error is placed at the start of `root`.
+    pub fn diagnostics(&self, db: &dyn Db, root: File) -> Vec<Diagnostic> {
+        match self {
+            CompileError::Check(ds) | CompileError::Lower(ds) => ds.clone(),
+            CompileError::Pass(e) => vec![Diagnostic::error(
+                if e.unsupported {
+                    "gpu-unsupported"
+                } else {
+                    "compiler-bug"
+                },
+                Span::new(root.id(db), 0, 0),
+                e.to_string(),
+            )],
+        }
+    }
+}
+
+/// The program rooted at `root`, checked and lowered to SOAC IR.
+pub fn lower_file(db: &dyn Db, root: File) -> Result<Program, CompileError> {
+    let order = import_graph(db, root).order.clone();
+    let mut errors = Vec::new();
+    let mut asts = Vec::new();
+    let mut infos = Vec::new();
+    let mut imps = Vec::new();
+    let mut paths = Vec::new();
+    for &f in &order {
+        let parsed = parse(db, f);
+        errors.extend(parsed.errors.iter().cloned());
+        asts.push(parsed.file.clone());
+        let checked = check(db, f).0.clone();
+        errors.extend(
+            checked
+                .diagnostics
+                .iter()
+                .filter(|d| d.severity == Severity::Error)
+                .cloned(),
+        );
+        infos.push(checked);
+        imps.push(
+            imports(db, f)
+                .iter()
+                .filter_map(|i| Some((i.written.clone(), i.target?.id(db))))
+                .collect::<Vec<_>>(),
+        );
+        paths.push(f.path(db).display().to_string());
+    }
+    if !errors.is_empty() {
+        return Err(CompileError::Check(errors));
+    }
+    let units: Vec<SourceUnit> = order
+        .iter()
+        .enumerate()
+        .map(|(i, f)| SourceUnit {
+            id: f.id(db),
+            path: &paths[i],
+            ast: &asts[i],
+            info: &infos[i].info,
+            imports: &imps[i],
+        })
+        .collect();
+    let lowered = lower_program(check_context(), &units, root.id(db));
+    lowered
+        .program
+        .ok_or(CompileError::Lower(lowered.diagnostics))
+}
+
+/// The program rooted at `root` compiled to `stage` (the IR checker runs after every pass
+/// in debug builds).
+pub fn compile(db: &dyn Db, root: File, stage: IrStage) -> Result<Program, CompileError> {
+    let prog = lower_file(db, root)?;
+    let passes = match stage {
+        IrStage::Soacs => return Ok(prog),
+        IrStage::Fused => soac_pipeline(),
+        IrStage::Kernels => pipeline(),
+    };
+    run_pipeline(prog, &passes, cfg!(debug_assertions)).map_err(CompileError::Pass)
+}
