@@ -6,6 +6,7 @@
 //! build of futhark-rs runs on machines without a GPU.
 
 pub mod codegen;
+pub mod partition;
 pub mod runtime;
 pub mod samples;
 

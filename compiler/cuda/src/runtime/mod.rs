@@ -10,9 +10,11 @@ pub mod device;
 pub mod error;
 pub mod launch;
 pub mod nvrtc;
+pub mod peer;
 pub mod timing;
 
 pub use alloc::DeviceBuffer;
 pub use device::{DeviceInfo, Gpu};
 pub use error::{CudaError, Result};
+pub use peer::{PeerAccess, StreamMark, enable_peer_access};
 pub use timing::KernelStats;

@@ -1,0 +1,150 @@
+//! Several GPUs together: peer access between every pair, copies between devices, and
+//! ordering across their streams with events instead of device-wide synchronisation.
+//!
+//! Peer access is what makes the copies fast: with it on (and `cuMemAlloc` buffers, which
+//! the allocator uses), `cuMemcpyPeerAsync` runs over NVLink at ~395 GB/s on the lent H200
+//! pairs; without it the driver stages through the host (notes/GPU.md).
+
+use cudarc::driver::{result, sys};
+
+use super::alloc::DeviceBuffer;
+use super::device::Gpu;
+use super::error::{CudaError, Result};
+
+/// Which ordered pairs `(i, j)` of GPUs have peer access (GPU `i` may read `j`'s memory).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PeerAccess {
+    pub matrix: Vec<Vec<bool>>,
+}
+
+impl PeerAccess {
+    /// True when every pair of distinct GPUs can reach each other directly.
+    pub fn all(&self) -> bool {
+        self.matrix
+            .iter()
+            .enumerate()
+            .all(|(i, row)| row.iter().enumerate().all(|(j, &ok)| ok || i == j))
+    }
+}
+
+/// Enables peer access between every pair of `gpus` that supports it, and reports which do.
+/// Enabling is idempotent: a pair already enabled counts as enabled.
+pub fn enable_peer_access(gpus: &[Gpu]) -> Result<PeerAccess> {
+    let n = gpus.len();
+    let mut matrix = vec![vec![false; n]; n];
+    for (i, a) in gpus.iter().enumerate() {
+        for (j, b) in gpus.iter().enumerate() {
+            if i == j {
+                matrix[i][j] = true;
+                continue;
+            }
+            let dev = |g: &Gpu| {
+                result::device::get(g.info.ordinal as i32)
+                    .map_err(|e| CudaError::driver("cuDeviceGet", e))
+            };
+            let (da, db) = (dev(a)?, dev(b)?);
+            let mut can = 0;
+            // SAFETY: both devices exist; `can` is a valid out-pointer.
+            unsafe { sys::cuDeviceCanAccessPeer(&mut can, da, db) }
+                .result()
+                .map_err(|e| CudaError::driver("cuDeviceCanAccessPeer", e))?;
+            if can == 0 {
+                continue;
+            }
+            a.bind()?;
+            // SAFETY: `a`'s context is current and `b`'s context is retained by `b`.
+            let r = unsafe { sys::cuCtxEnablePeerAccess(b.ctx, 0) };
+            match r {
+                sys::CUresult::CUDA_SUCCESS
+                | sys::CUresult::CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED => matrix[i][j] = true,
+                other => {
+                    return Err(CudaError::driver(
+                        "cuCtxEnablePeerAccess",
+                        result::DriverError(other),
+                    ));
+                }
+            }
+        }
+    }
+    Ok(PeerAccess { matrix })
+}
+
+/// A point in a GPU's stream that other streams can wait for.
+#[derive(Debug)]
+pub struct StreamMark {
+    event: sys::CUevent,
+}
+
+impl Gpu {
+    /// Marks the current end of this GPU's stream.
+    pub fn mark(&self) -> Result<StreamMark> {
+        self.bind()?;
+        let event = result::event::create(sys::CUevent_flags::CU_EVENT_DISABLE_TIMING)
+            .map_err(|e| CudaError::driver("cuEventCreate", e))?;
+        // SAFETY: the event was just created in this context; the stream is ours.
+        unsafe { result::event::record(event, self.stream) }
+            .map_err(|e| CudaError::driver("cuEventRecord", e))?;
+        Ok(StreamMark { event })
+    }
+
+    /// Makes later work on this GPU's stream wait for `mark` (of any GPU), without blocking
+    /// the host.
+    pub fn wait_for(&self, mark: &StreamMark) -> Result<()> {
+        self.bind()?;
+        // SAFETY: the event is alive (owned by `mark`) and the stream is ours.
+        unsafe { sys::cuStreamWaitEvent(self.stream, mark.event, 0) }
+            .result()
+            .map_err(|e| CudaError::driver("cuStreamWaitEvent", e))
+    }
+
+    /// Copies `bytes` from `src` (at byte offset `src_off`, on GPU `from`) into `dst` (at
+    /// `dst_off`, on this GPU), queued on this GPU's stream and recorded in its timer as
+    /// `peer-copy`. The caller orders it after `from`'s producer with [`Gpu::wait_for`].
+    pub fn copy_from_peer(
+        &mut self,
+        dst: &DeviceBuffer,
+        dst_off: usize,
+        from: &Gpu,
+        src: &DeviceBuffer,
+        src_off: usize,
+        bytes: usize,
+    ) -> Result<()> {
+        if dst_off + bytes > dst.bytes || src_off + bytes > src.bytes {
+            return Err(CudaError::Launch {
+                kernel: "peer-copy".into(),
+                message: format!(
+                    "range outside a buffer: {bytes} bytes at {src_off} of {} into {dst_off} of {}",
+                    src.bytes, dst.bytes
+                ),
+            });
+        }
+        if bytes == 0 {
+            return Ok(());
+        }
+        self.bind()?;
+        let stream = self.stream;
+        let ev = self.timer.start(stream)?;
+        // SAFETY: both ranges lie in their buffers (checked); both contexts are retained.
+        unsafe {
+            sys::cuMemcpyPeerAsync(
+                dst.ptr + dst_off as u64,
+                self.ctx,
+                src.ptr + src_off as u64,
+                from.ctx,
+                bytes,
+                stream,
+            )
+        }
+        .result()
+        .map_err(|e| CudaError::driver("cuMemcpyPeerAsync", e))?;
+        self.timer.end(stream, "peer-copy", bytes as u64, ev)
+    }
+}
+
+impl Drop for StreamMark {
+    fn drop(&mut self) {
+        // SAFETY: the event was created by `Gpu::mark`; destroying an event whose record is
+        // still pending is allowed (the driver releases it when it completes).
+        let _ = unsafe { result::event::destroy(self.event) };
+    }
+}
