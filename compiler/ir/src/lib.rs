@@ -30,6 +30,7 @@
 //! and result shapes and should run after every pass that builds kernel IR.
 
 pub mod exp;
+pub mod husk;
 pub mod kernel;
 pub mod printer;
 pub mod soacs;

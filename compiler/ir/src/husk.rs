@@ -1,0 +1,387 @@
+//! Husks: one kernel split over G devices along its outermost dimension (seed 000).
+//!
+//! [`husk`] turns a one-kernel program into a *piece* that computes a contiguous range of
+//! rows `[offset, offset + rows)` of the dimension it splits, given as two extra size
+//! parameters ([`OFFSET`], [`ROWS`]). Each device runs the piece on its own range (from
+//! [`crate::partition`]-style splitting done by the runtime), and the [`Combine`] says how
+//! the pieces' results become the whole result:
+//!
+//! | operation | split dimension | pieces give | combine |
+//! |---|---|---|---|
+//! | `segmap` | the outermost | their rows of every output | none: the output is partitioned |
+//! | segmented `segred`/`segscan` | the outermost segment | their segments' results | none |
+//! | `segred` (one segment) | the reduced one | one partial per device | the partials, in device order, with the operator |
+//! | `segscan` (one segment) | the scanned one | a scan of their rows | carry: the exclusive scan of the pieces' last elements, combined into each row |
+//! | `seghist` | the input one | a subhistogram each (device 0 into the destination, others from the neutral element) | bucket-wise with the operator |
+//! | `scatter` | — | not split: writes go anywhere | — |
+//!
+//! Inputs read only at the point's own flat index are *aligned*: a piece reads them at its
+//! local index, so the runtime may pass just the device's rows (partition-to-partition, no
+//! copy). Other inputs are read at global indices and must be whole on every device.
+//! Combining in device order keeps non-commutative operators correct, because device `g`'s
+//! rows all come before device `g + 1`'s.
+
+use crate::exp::{Body, Exp, Lambda, Name, Stm};
+use crate::kernel::{Kernel, KernelProgram, SegOp, SegSpace, Size};
+use crate::types::PrimValue;
+
+/// The size parameter holding the first row of a piece.
+pub const OFFSET: &str = "husk_offset";
+/// The size parameter holding the number of rows of a piece.
+pub const ROWS: &str = "husk_rows";
+
+/// How pieces' results make the whole result.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Combine {
+    /// Each piece wrote its rows of every output: the outputs are partitioned by rows.
+    Rows,
+    /// Each piece wrote one partial per output; fold them in device order with `op`.
+    Reduce { op: Lambda, neutral: Vec<PrimValue> },
+    /// Each piece scanned its rows; piece `g > 0` must then combine `op(carry_g, x)` into
+    /// each of its elements, where `carry_g` folds the last elements of pieces `0..g`.
+    ScanCarry { op: Lambda },
+    /// Each piece accumulated a subhistogram: piece 0 into the destination itself, the
+    /// others into fresh arrays filled with `neutral`; fold them bucket-wise with `op`.
+    Hist { op: Lambda, neutral: Vec<PrimValue> },
+}
+
+/// A kernel made splittable.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Husk {
+    /// The piece: the original sizes, then [`OFFSET`] and [`ROWS`].
+    pub piece: KernelProgram,
+    /// The extent that is split (in terms of the original size parameters).
+    pub split: Size,
+    pub combine: Combine,
+    /// Arrays the piece reads only at its own rows: pass each device its rows.
+    pub aligned: Vec<Name>,
+    /// Result arrays; with [`Combine::Rows`] and [`Combine::ScanCarry`] partitioned by
+    /// rows, otherwise one per device to be combined.
+    pub results: Vec<Name>,
+}
+
+/// Makes a one-kernel program splittable, or says why it is not (kept on one device).
+pub fn husk(prog: &KernelProgram) -> Result<Husk, &'static str> {
+    let [kernel] = prog.kernels.as_slice() else {
+        return Err("more than one kernel");
+    };
+    if prog.sizes.iter().any(|s| s == OFFSET || s == ROWS) {
+        return Err("already split");
+    }
+    let space = kernel.op.space();
+    if space.dims.is_empty() {
+        return Err("empty segment space");
+    }
+    let mut writes = Vec::new();
+    kernel
+        .op
+        .body()
+        .walk(&mut |_| {}, &mut |a| writes.push(a.clone()));
+    if !writes.is_empty() {
+        return Err("the body writes arrays other than its results");
+    }
+    let segmented = space.dims.len() > 1;
+    let combine = match &kernel.op {
+        SegOp::Map(_) => Combine::Rows,
+        SegOp::Red(_) | SegOp::Scan(_) if segmented => Combine::Rows,
+        SegOp::Red(r) => Combine::Reduce {
+            op: r.op.clone(),
+            neutral: r.neutral.clone(),
+        },
+        SegOp::Scan(s) => Combine::ScanCarry { op: s.op.clone() },
+        SegOp::Hist(h) if !segmented => Combine::Hist {
+            op: h.op.clone(),
+            neutral: h.neutral.clone(),
+        },
+        SegOp::Hist(_) => return Err("segmented histogram"),
+        SegOp::Scatter(_) => return Err("scatter writes anywhere"),
+    };
+    let aligned = aligned_inputs(prog, kernel);
+    let (i0, split) = space.dims[0].clone();
+    let local_i0 = format!("{i0}_local");
+    let local_flat = format!("{}_local", space.flat);
+    // Rows after the first dimension, as a product of sizes (1 for a 1-D space).
+    let row_len = space.dims[1..]
+        .iter()
+        .fold(Exp::i64(1), |acc, (_, s)| acc.times(s.to_exp()));
+    let mut prefix = vec![Stm::let_(
+        &i0,
+        crate::PrimType::I64,
+        Exp::var(&local_i0).plus(Exp::var(OFFSET)),
+    )];
+    if space.flat != i0 {
+        prefix.push(Stm::let_(
+            &space.flat,
+            crate::PrimType::I64,
+            Exp::var(&local_flat).plus(Exp::var(OFFSET).times(row_len)),
+        ));
+    }
+    let new_space = SegSpace {
+        flat: if space.flat == i0 {
+            local_i0.clone()
+        } else {
+            local_flat.clone()
+        },
+        dims: std::iter::once((local_i0.clone(), Size::param(ROWS)))
+            .chain(space.dims[1..].iter().cloned())
+            .collect(),
+    };
+    let local_index = Exp::var(&new_space.flat);
+    let global_index = Exp::var(&space.flat);
+    let mut op = kernel.op.clone();
+    {
+        let (space_mut, body) = space_and_body(&mut op);
+        *space_mut = new_space;
+        for s in &mut body.stms {
+            rewrite_stm(s, &aligned, &global_index, &local_index);
+        }
+        for r in &mut body.results {
+            rewrite_exp(r, &aligned, &global_index, &local_index);
+        }
+        body.stms.splice(0..0, prefix);
+    }
+    let results = kernel.op.result_arrays().to_vec();
+    let mut piece = prog.clone();
+    piece.sizes.push(OFFSET.into());
+    piece.sizes.push(ROWS.into());
+    for a in &mut piece.arrays {
+        let partitioned = aligned.contains(&a.name)
+            || (results.contains(&a.name)
+                && matches!(combine, Combine::Rows | Combine::ScanCarry { .. }));
+        if partitioned && let Some(first) = a.shape.first_mut() {
+            *first = Size::param(ROWS);
+        }
+    }
+    piece.kernels = vec![Kernel {
+        name: kernel.name.clone(),
+        op,
+    }];
+    Ok(Husk {
+        piece,
+        split,
+        combine,
+        aligned,
+        results,
+    })
+}
+
+fn space_and_body(op: &mut SegOp) -> (&mut SegSpace, &mut Body) {
+    match op {
+        SegOp::Map(o) => (&mut o.space, &mut o.body),
+        SegOp::Red(o) => (&mut o.space, &mut o.body),
+        SegOp::Scan(o) => (&mut o.space, &mut o.body),
+        SegOp::Hist(o) => (&mut o.space, &mut o.body),
+        SegOp::Scatter(o) => (&mut o.space, &mut o.body),
+    }
+}
+
+/// Input arrays shaped like the space and read only at the point's flat index.
+fn aligned_inputs(prog: &KernelProgram, kernel: &Kernel) -> Vec<Name> {
+    let space = kernel.op.space();
+    let shape: Vec<&Size> = space.dims.iter().map(|(_, s)| s).collect();
+    let results = kernel.op.result_arrays();
+    let mut reads: Vec<(Name, bool)> = Vec::new();
+    let mut note = |e: &Exp| {
+        e.for_each_read(&mut |a, idx| {
+            let ok = space.is_flat_index(idx);
+            match reads.iter_mut().find(|(n, _)| n == a) {
+                Some((_, all)) => *all &= ok,
+                None => reads.push((a.clone(), ok)),
+            }
+        })
+    };
+    kernel.op.body().walk(&mut note, &mut |_| {});
+    if let Some(op) = kernel.op.op() {
+        // Operators read nothing per point; any read there disqualifies the array.
+        op.body.walk(
+            &mut |e| {
+                e.for_each_read(&mut |a, _| {
+                    reads.push((a.clone(), false));
+                })
+            },
+            &mut |_| {},
+        );
+    }
+    let mut out: Vec<Name> = Vec::new();
+    for (a, all_flat) in &reads {
+        let bad = reads.iter().any(|(b, ok)| b == a && !ok);
+        let decl = prog.array(a);
+        let same_shape = decl.is_some_and(|d| d.shape.iter().collect::<Vec<_>>() == shape);
+        if *all_flat && !bad && same_shape && !results.contains(a) && !out.contains(a) {
+            out.push(a.clone());
+        }
+    }
+    out
+}
+
+fn rewrite_stm(s: &mut Stm, aligned: &[Name], global: &Exp, local: &Exp) {
+    let ex = |e: &mut Exp| rewrite_exp(e, aligned, global, local);
+    match s {
+        Stm::Let { exp, .. } | Stm::Assign { exp, .. } => ex(exp),
+        Stm::Mut { init, .. } => ex(init),
+        Stm::For { bound, body, .. } => {
+            ex(bound);
+            body.iter_mut()
+                .for_each(|s| rewrite_stm(s, aligned, global, local));
+        }
+        Stm::If {
+            cond,
+            then_branch,
+            else_branch,
+        } => {
+            ex(cond);
+            then_branch
+                .iter_mut()
+                .chain(else_branch.iter_mut())
+                .for_each(|s| rewrite_stm(s, aligned, global, local));
+        }
+        Stm::Write { index, value, .. } => {
+            ex(index);
+            ex(value);
+        }
+    }
+}
+
+/// Reads of aligned arrays at the global flat index become reads at the local one.
+fn rewrite_exp(e: &mut Exp, aligned: &[Name], global: &Exp, local: &Exp) {
+    match e {
+        Exp::Const(_) | Exp::Var(_) => {}
+        Exp::Bin(_, a, b) | Exp::Cmp(_, a, b) => {
+            rewrite_exp(a, aligned, global, local);
+            rewrite_exp(b, aligned, global, local);
+        }
+        Exp::Un(_, a) | Exp::Conv(_, a) => rewrite_exp(a, aligned, global, local),
+        Exp::Math(_, args) => args
+            .iter_mut()
+            .for_each(|a| rewrite_exp(a, aligned, global, local)),
+        Exp::Select(c, t, f) => {
+            rewrite_exp(c, aligned, global, local);
+            rewrite_exp(t, aligned, global, local);
+            rewrite_exp(f, aligned, global, local);
+        }
+        Exp::Read(a, idx) => {
+            if aligned.contains(a) {
+                // Aligned arrays are read only at the flat index (checked), which in a 1-D
+                // space may be spelled as the dimension's index.
+                **idx = local.clone();
+            } else {
+                rewrite_exp(idx, aligned, global, local);
+            }
+        }
+    }
+}
+
+/// The operator applied to constants `left` and the results of `right`: the body of the
+/// carry-in map of a split scan and of the combines (`op(left, right)`).
+pub fn apply_op(op: &Lambda, left: Vec<Exp>, right: Vec<Exp>) -> Body {
+    let mut stms: Vec<Stm> = op
+        .params
+        .iter()
+        .zip(left.into_iter().chain(right))
+        .map(|((n, t), e)| Stm::let_(n, *t, e))
+        .collect();
+    stms.extend(op.body.stms.iter().cloned());
+    Body::new(stms, op.body.results.clone())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::exp::Exp;
+    use crate::kernel::{ArrayDecl, SegMap, SegRed};
+    use crate::types::PrimType;
+    use crate::{BinOp, check_program};
+
+    fn arr(name: &str, shape: &[&str]) -> ArrayDecl {
+        ArrayDecl {
+            name: name.into(),
+            elem: PrimType::F32,
+            shape: shape.iter().map(|s| Size::param(s)).collect(),
+        }
+    }
+
+    fn map_2d() -> KernelProgram {
+        KernelProgram {
+            sizes: vec!["n".into(), "m".into()],
+            arrays: vec![
+                arr("xs", &["n", "m"]),
+                arr("ys", &["m"]),
+                arr("out", &["n", "m"]),
+            ],
+            kernels: vec![Kernel {
+                name: "k".into(),
+                op: SegOp::Map(SegMap {
+                    space: SegSpace {
+                        flat: "f".into(),
+                        dims: vec![
+                            ("i".into(), Size::param("n")),
+                            ("j".into(), Size::param("m")),
+                        ],
+                    },
+                    body: Body::results(vec![
+                        Exp::read("xs", Exp::var("f")).plus(Exp::read("ys", Exp::var("j"))),
+                    ]),
+                    outputs: vec!["out".into()],
+                }),
+            }],
+        }
+    }
+
+    #[test]
+    fn map_splits_rows_and_keeps_unaligned_inputs_whole() {
+        let h = husk(&map_2d()).unwrap();
+        assert_eq!(h.combine, Combine::Rows);
+        assert_eq!(h.aligned, vec!["xs".to_string()]);
+        assert_eq!(h.split, Size::param("n"));
+        check_program(&h.piece).unwrap();
+        let shape = |n: &str| h.piece.array(n).unwrap().shape.clone();
+        assert_eq!(shape("xs"), vec![Size::param(ROWS), Size::param("m")]);
+        assert_eq!(shape("ys"), vec![Size::param("m")]);
+        assert_eq!(shape("out"), vec![Size::param(ROWS), Size::param("m")]);
+        let text = h.piece.to_string();
+        assert!(text.contains("xs[f_local]"), "{text}");
+        assert!(text.contains("ys[j]"), "{text}");
+    }
+
+    #[test]
+    fn flat_reduction_combines_partials() {
+        let prog = KernelProgram {
+            sizes: vec!["n".into()],
+            arrays: vec![
+                arr("xs", &["n"]),
+                ArrayDecl {
+                    name: "s".into(),
+                    elem: PrimType::F32,
+                    shape: vec![],
+                },
+            ],
+            kernels: vec![Kernel {
+                name: "sum".into(),
+                op: SegOp::Red(SegRed {
+                    space: SegSpace::flat("i", Size::param("n")),
+                    body: Body::results(vec![Exp::read("xs", Exp::var("i"))]),
+                    op: Lambda::binop(BinOp::Sub, PrimType::F32),
+                    neutral: vec![PrimValue::F32(0.0)],
+                    commutative: false,
+                    outputs: vec!["s".into()],
+                }),
+            }],
+        };
+        let h = husk(&prog).unwrap();
+        assert!(matches!(h.combine, Combine::Reduce { .. }));
+        assert_eq!(h.aligned, vec!["xs".to_string()]);
+        check_program(&h.piece).unwrap();
+        assert!(h.piece.array("s").unwrap().shape.is_empty());
+    }
+
+    #[test]
+    fn scatter_and_multi_kernel_programs_stay_whole() {
+        let mut two = map_2d();
+        let k = two.kernels[0].clone();
+        two.kernels.push(Kernel {
+            name: "k2".into(),
+            ..k
+        });
+        assert!(husk(&two).is_err());
+    }
+}
