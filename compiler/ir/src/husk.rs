@@ -127,16 +127,15 @@ pub fn husk(prog: &KernelProgram) -> Result<Husk, &'static str> {
             .collect(),
     };
     let local_index = Exp::var(&new_space.flat);
-    let global_index = Exp::var(&space.flat);
     let mut op = kernel.op.clone();
     {
         let (space_mut, body) = space_and_body(&mut op);
         *space_mut = new_space;
         for s in &mut body.stms {
-            rewrite_stm(s, &aligned, &global_index, &local_index);
+            rewrite_stm(s, &aligned, &local_index);
         }
         for r in &mut body.results {
-            rewrite_exp(r, &aligned, &global_index, &local_index);
+            rewrite_exp(r, &aligned, &local_index);
         }
         body.stms.splice(0..0, prefix);
     }
@@ -214,15 +213,14 @@ fn aligned_inputs(prog: &KernelProgram, kernel: &Kernel) -> Vec<Name> {
     out
 }
 
-fn rewrite_stm(s: &mut Stm, aligned: &[Name], global: &Exp, local: &Exp) {
-    let ex = |e: &mut Exp| rewrite_exp(e, aligned, global, local);
+fn rewrite_stm(s: &mut Stm, aligned: &[Name], local: &Exp) {
+    let ex = |e: &mut Exp| rewrite_exp(e, aligned, local);
     match s {
         Stm::Let { exp, .. } | Stm::Assign { exp, .. } => ex(exp),
         Stm::Mut { init, .. } => ex(init),
         Stm::For { bound, body, .. } => {
             ex(bound);
-            body.iter_mut()
-                .for_each(|s| rewrite_stm(s, aligned, global, local));
+            body.iter_mut().for_each(|s| rewrite_stm(s, aligned, local));
         }
         Stm::If {
             cond,
@@ -233,7 +231,7 @@ fn rewrite_stm(s: &mut Stm, aligned: &[Name], global: &Exp, local: &Exp) {
             then_branch
                 .iter_mut()
                 .chain(else_branch.iter_mut())
-                .for_each(|s| rewrite_stm(s, aligned, global, local));
+                .for_each(|s| rewrite_stm(s, aligned, local));
         }
         Stm::Write { index, value, .. } => {
             ex(index);
@@ -243,21 +241,19 @@ fn rewrite_stm(s: &mut Stm, aligned: &[Name], global: &Exp, local: &Exp) {
 }
 
 /// Reads of aligned arrays at the global flat index become reads at the local one.
-fn rewrite_exp(e: &mut Exp, aligned: &[Name], global: &Exp, local: &Exp) {
+fn rewrite_exp(e: &mut Exp, aligned: &[Name], local: &Exp) {
     match e {
         Exp::Const(_) | Exp::Var(_) => {}
         Exp::Bin(_, a, b) | Exp::Cmp(_, a, b) => {
-            rewrite_exp(a, aligned, global, local);
-            rewrite_exp(b, aligned, global, local);
+            rewrite_exp(a, aligned, local);
+            rewrite_exp(b, aligned, local);
         }
-        Exp::Un(_, a) | Exp::Conv(_, a) => rewrite_exp(a, aligned, global, local),
-        Exp::Math(_, args) => args
-            .iter_mut()
-            .for_each(|a| rewrite_exp(a, aligned, global, local)),
+        Exp::Un(_, a) | Exp::Conv(_, a) => rewrite_exp(a, aligned, local),
+        Exp::Math(_, args) => args.iter_mut().for_each(|a| rewrite_exp(a, aligned, local)),
         Exp::Select(c, t, f) => {
-            rewrite_exp(c, aligned, global, local);
-            rewrite_exp(t, aligned, global, local);
-            rewrite_exp(f, aligned, global, local);
+            rewrite_exp(c, aligned, local);
+            rewrite_exp(t, aligned, local);
+            rewrite_exp(f, aligned, local);
         }
         Exp::Read(a, idx) => {
             if aligned.contains(a) {
@@ -265,7 +261,7 @@ fn rewrite_exp(e: &mut Exp, aligned: &[Name], global: &Exp, local: &Exp) {
                 // space may be spelled as the dimension's index.
                 **idx = local.clone();
             } else {
-                rewrite_exp(idx, aligned, global, local);
+                rewrite_exp(idx, aligned, local);
             }
         }
     }
