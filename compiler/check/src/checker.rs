@@ -148,6 +148,11 @@ pub struct Checker<'a> {
     pub ambiguous_sums: bool,
     /// Definitions whose types involve overloaded types defaulted to `i32`/`f64`.
     pub defaulted_defs: rustc_hash::FxHashSet<VName>,
+    /// Top-level declarations replayed from a previous check (see `incremental.rs`).
+    pub replayed: usize,
+    /// Set when a top-level declaration wrote side tables outside its own text, which
+    /// rules out replaying (see `incremental.rs`).
+    pub strays: bool,
 }
 
 impl<'a> Checker<'a> {
@@ -196,7 +201,14 @@ impl<'a> Checker<'a> {
             share_in_env: false,
             qual_open: Vec::new(),
             defaulted_defs: Default::default(),
+            replayed: 0,
+            strays: false,
         }
+    }
+
+    /// The file being checked.
+    pub fn file(&self) -> FileId {
+        FileId(self.uni.supply.file())
     }
 
     /// True when recursion must stop: too deep or too much stack used.

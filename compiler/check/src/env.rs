@@ -144,7 +144,19 @@ impl Env {
     }
 
     fn note(&mut self, ns: Namespace, name: &Name) {
-        self.order.retain(|(n, x)| !(*n == ns && x == name));
+        // Only a name already bound in this namespace can have an entry to move; scanning
+        // `order` on every insertion made building an environment quadratic. Values and
+        // modules share a namespace, so an entry of either may linger for a name in the other.
+        let present = match ns {
+            Namespace::Val | Namespace::Mod => {
+                self.vals.contains_key(name) || self.mods.contains_key(name)
+            }
+            Namespace::Type => self.types.contains_key(name),
+            Namespace::ModType => self.modtypes.contains_key(name),
+        };
+        if present {
+            self.order.retain(|(n, x)| !(*n == ns && x == name));
+        }
         self.order.push((ns, name.clone()));
     }
 

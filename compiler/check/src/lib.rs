@@ -8,12 +8,15 @@
 //! - [`CheckContext::new`] loads the prelude once; every user file implicitly opens it.
 //! - [`check_file`] checks a file and returns what it exports, the side tables
 //!   ([`TypeInfo`]) and diagnostics.
+//! - [`check_file_cached`] does the same after an edit, replaying the top-level
+//!   declarations the edit did not touch (same result, less work).
 //! - [`check_exp`] and [`check_decs_incremental`] serve a REPL: they type an expression or
 //!   a cell of declarations in a scope built from earlier cells.
 
 mod causality;
 mod checker;
 pub mod env;
+mod incremental;
 pub mod info;
 pub mod intrinsics;
 mod modmatch;
@@ -36,6 +39,7 @@ use futhark_syntax::ast::{Dec, Exp, SourceFile};
 use futhark_syntax::{Diagnostic, FileId};
 
 pub use env::{Env, FileScope};
+pub use incremental::{FileCache, check_file_cached};
 pub use info::{DefInfo, DefKind, DefRef, EntryInfo, EntryParam, TypeInfo};
 pub use prelude::PreludeFile;
 pub use sigprint::{print_env, print_mod};
@@ -51,6 +55,8 @@ pub struct CheckContext {
     prelude_env: Env,
     prelude_diagnostics: Vec<Diagnostic>,
     prelude_info: TypeInfo,
+    /// The intrinsics plus the prelude, built once: every file starts from a copy.
+    initial: Env,
 }
 
 impl Default for CheckContext {
@@ -65,7 +71,10 @@ impl CheckContext {
         let intrinsics = intrinsics::build();
         let files = prelude::prelude_files();
         let loaded = prelude::load(&intrinsics, &files);
+        let mut initial = intrinsics.env.clone();
+        initial.extend(&loaded.env);
         CheckContext {
+            initial,
             intrinsics,
             prelude_files: files,
             prelude_env: loaded.env,
@@ -97,9 +106,9 @@ impl CheckContext {
     /// The scope a user file starts with: the initial environment plus the prelude. A REPL
     /// starts from this.
     pub fn initial_scope(&self) -> FileScope {
-        let mut env = self.intrinsics.env.clone();
-        env.extend(&self.prelude_env);
-        FileScope { env }
+        FileScope {
+            env: self.initial.clone(),
+        }
     }
 }
 
@@ -125,7 +134,7 @@ pub fn check_file(
     let env = ctx.initial_scope().env;
     let mut c = Checker::new(&ctx.intrinsics, file, env, imports);
     c.defined.push(Default::default());
-    c.check_decs(&ast.decs);
+    c.check_top_decs(&ast.decs, None, None);
     CheckedFile {
         scope: Arc::new(FileScope { env: c.exports }),
         info: c.info,

@@ -11,7 +11,9 @@ use futhark_syntax::ast::{
 use rustc_hash::FxHashSet;
 
 use crate::checker::{Checker, qual_string};
-use crate::env::{Env, FunSig, MTy, MTyBinding, Mod, ModBinding, Namespace, TypeBinding};
+use crate::env::{
+    Env, FileScope, FunSig, MTy, MTyBinding, Mod, ModBinding, Namespace, TypeBinding, ValBinding,
+};
 use crate::info::{DefKind, DefRef};
 use crate::typeexp::AnonMode;
 use crate::types::{Liftedness, Name, RetType, TParam};
@@ -48,17 +50,22 @@ impl Checker<'_> {
         }
     }
 
+    /// Brings a checked value declaration into scope (and into the exports unless `local`).
+    pub(crate) fn bind_top_val(&mut self, name: &Name, b: &ValBinding, span: Span, local: bool) {
+        self.define(Namespace::Val, name, span);
+        self.env.insert_val(name.clone(), b.clone());
+        if !local {
+            self.exports.insert_val(name.clone(), b.clone());
+        }
+    }
+
     pub fn check_dec(&mut self, dec: &Dec, local: bool) {
         self.def_diag_start = self.diags.len();
         match &dec.kind {
             DecKind::Error => {}
             DecKind::Val(vb) => {
                 if let Some((name, b)) = self.check_valbind(dec, vb) {
-                    self.define(Namespace::Val, &name, vb.name.span);
-                    self.env.insert_val(name.clone(), b.clone());
-                    if !local {
-                        self.exports.insert_val(name, b);
-                    }
+                    self.bind_top_val(&name, &b, vb.name.span, local);
                 }
             }
             DecKind::Type(tb) => {
@@ -112,16 +119,16 @@ impl Checker<'_> {
                 }
             }
             DecKind::Import(path) => {
-                if let Some(e) = self.import_env(path) {
-                    self.env.extend(&e);
+                if let Some(scope) = self.import_scope(path) {
+                    self.env.extend(&scope.env);
                 }
             }
             DecKind::Local(inner) => self.check_dec(inner, true),
         }
     }
 
-    /// The environment exported by an imported file.
-    fn import_env(&mut self, path: &StrLit) -> Option<Arc<Env>> {
+    /// The scope exported by an imported file.
+    fn import_scope(&mut self, path: &StrLit) -> Option<Arc<FileScope>> {
         if path.value.starts_with("/prelude") && !self.in_prelude {
             self.error(
                 "import-prelude",
@@ -133,8 +140,7 @@ impl Checker<'_> {
             );
             return None;
         }
-        let scope = (self.imports)(&path.value)?;
-        Some(Arc::new(scope.env.clone()))
+        (self.imports)(&path.value)
     }
 
     pub fn check_typebind(&mut self, dec: &Dec, tb: &TypeBind) -> (Name, TypeBinding) {
@@ -394,8 +400,8 @@ impl Checker<'_> {
                     empty()
                 }
             },
-            ModExpKind::Import(path) => match self.import_env(path) {
-                Some(e) => Mod::Env(e),
+            ModExpKind::Import(path) => match self.import_scope(path) {
+                Some(scope) => Mod::Env(Arc::new(scope.env.clone())),
                 None => empty(),
             },
             ModExpKind::Decs(decs) => {

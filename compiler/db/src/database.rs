@@ -60,6 +60,7 @@ pub struct Database {
     storage: salsa::Storage<Self>,
     registry: Arc<Mutex<Registry>>,
     log: ExecutionLog,
+    check_caches: crate::CheckCaches,
 }
 
 impl Default for Database {
@@ -74,6 +75,7 @@ impl Default for Database {
             }))),
             registry: Arc::default(),
             log,
+            check_caches: Default::default(),
         };
         db.register_prelude();
         db
@@ -98,7 +100,7 @@ impl Database {
         let mut reg = self.registry();
         let id = FileId(reg.next_id);
         reg.next_id += 1;
-        let file = File::new(self, path.clone(), text, id);
+        let file = File::new(self, path.clone(), text, id, true);
         reg.insert(path, id, file);
         file
     }
@@ -109,7 +111,7 @@ impl Database {
     fn register_prelude(&self) {
         for pf in futhark_check::prelude::prelude_files() {
             let path = PathBuf::from(pf.path);
-            let file = File::new(self, path.clone(), pf.source.to_string(), pf.file);
+            let file = File::new(self, path.clone(), pf.source.to_string(), pf.file, true);
             self.registry().insert(path, pf.file, file);
         }
     }
@@ -122,18 +124,35 @@ impl Database {
         match existing {
             Some(file) => {
                 file.set_text(self).to(text.into());
+                if !file.exists(self) {
+                    // The same input comes back, so importers that saw it removed see it.
+                    file.set_exists(self).to(true);
+                }
                 file
             }
             None => self.register(path, text.into()),
         }
     }
 
-    /// All files the database knows, in the order they were added.
-    pub fn files(&self) -> Vec<File> {
-        let reg = self.registry();
-        let mut files: Vec<File> = reg.by_id.values().copied().collect();
-        files.sort_by_key(|f| f.id(self).0);
-        files
+    /// Forgets the file at `path` (deleted on disk, or a buffer closed for good): it leaves
+    /// [`Db::files`], imports of it report `import-not-found` (only queries that read it
+    /// re-run), and a later [`Database::set_file`] of the same path brings the same input
+    /// back. Its id stays known, so diagnostics computed before still render. Returns
+    /// false if no file is registered at `path`; prelude files cannot be removed.
+    pub fn remove_file(&mut self, path: impl AsRef<Path>) -> bool {
+        let path = normalize_path(path.as_ref());
+        if path.starts_with("/prelude") {
+            return false;
+        }
+        let found = self.registry().by_path.get(&path).copied();
+        match found {
+            Some(file) if file.exists(self) => {
+                file.set_exists(self).to(false);
+                file.set_text(self).to(String::new());
+                true
+            }
+            _ => false,
+        }
     }
 }
 
@@ -155,5 +174,18 @@ impl Db for Database {
 
     fn file_by_id(&self, id: FileId) -> Option<File> {
         self.registry().by_id.get(&id).copied()
+    }
+
+    fn check_caches(&self) -> Option<&crate::CheckCaches> {
+        Some(&self.check_caches)
+    }
+
+    fn files(&self) -> Vec<File> {
+        let reg = self.registry();
+        let mut files: Vec<File> = reg.by_path.values().copied().collect();
+        drop(reg);
+        files.retain(|f| f.exists(self));
+        files.sort_by_key(|f| f.id(self).0);
+        files
     }
 }

@@ -14,6 +14,10 @@ pub struct File {
     pub text: String,
     #[returns(copy)]
     pub id: FileId,
+    /// False once the file was removed ([`Database::remove_file`](crate::Database::remove_file));
+    /// import resolution reads it, so importers notice the removal.
+    #[returns(copy)]
+    pub exists: bool,
 }
 
 /// The database interface the queries of this crate need.
@@ -23,6 +27,17 @@ pub trait Db: salsa::Database {
     /// asked for. `None` if it does not exist and no buffer was registered for it.
     fn load_file(&self, path: &Path) -> Option<File>;
 
-    /// The file registered under `id`, if any.
+    /// The file registered under `id`, if any (a removed file keeps its id, so old
+    /// diagnostics still render).
     fn file_by_id(&self, id: FileId) -> Option<File>;
+
+    /// Every file the database knows and that was not removed (workspace files, buffers
+    /// and the prelude), in the order they were added.
+    fn files(&self) -> Vec<File>;
+
+    /// Where the `check` query keeps what a re-check of a file can reuse (`None`: every
+    /// check starts afresh).
+    fn check_caches(&self) -> Option<&crate::CheckCaches> {
+        None
+    }
 }

@@ -18,4 +18,6 @@ pub use queries::{
     Diag, ImportGraph, ResolvedImport, file_diagnostics, import_graph, imports, parse,
     resolve_import_path,
 };
-pub use typecheck::{Checked, check, check_context, check_diagnostics, program_diagnostics};
+pub use typecheck::{
+    CheckCaches, Checked, check, check_context, check_diagnostics, program_diagnostics,
+};

@@ -12,8 +12,9 @@ use crate::files::{Db, File};
 pub struct Diag(pub Diagnostic);
 
 /// Parses one file. Cached per file: editing one file re-parses that file only, because the
-/// query reads nothing but that file's text.
-#[salsa::tracked(returns(ref))]
+/// query reads nothing but that file's text. `no_eq`: an edit practically always changes
+/// the tree (spans move), so comparing the whole tree with the old one only costs time.
+#[salsa::tracked(returns(ref), no_eq)]
 pub fn parse(db: &dyn Db, file: File) -> Parse {
     let parsed = futhark_syntax::parse(file.id(db), file.text(db));
     for error in &parsed.errors {
@@ -87,7 +88,8 @@ pub fn imports(db: &dyn Db, file: File) -> Vec<ResolvedImport> {
             .accumulate(db);
             None
         } else {
-            let target = db.load_file(&path);
+            // Reading `exists` makes this query re-run when the target is removed.
+            let target = db.load_file(&path).filter(|t| t.exists(db));
             if target.is_none() {
                 Diag(
                     Diagnostic::error(

@@ -2,10 +2,10 @@
 //! prelude loaded once per process.
 
 use std::collections::HashMap;
-use std::sync::{Arc, OnceLock};
+use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 
-use futhark_check::{CheckContext, CheckedFile, FileScope};
-use futhark_syntax::Diagnostic;
+use futhark_check::{CheckContext, CheckedFile, FileCache, FileScope};
+use futhark_syntax::{Diagnostic, FileId};
 
 use crate::files::{Db, File};
 use crate::queries::{file_diagnostics, import_graph, imports, parse};
@@ -45,12 +45,55 @@ pub fn check(db: &dyn Db, file: File) -> Checked {
         scopes.insert(dep.written.clone(), check(db, target).0.scope.clone());
     }
     let lookup = |path: &str| scopes.get(path).cloned();
-    Checked(Arc::new(futhark_check::check_file(
+    let id = file.id(db);
+    let caches = db
+        .check_caches()
+        .filter(|_| parsed.file.decs.len() >= CheckCaches::MIN_DECLS);
+    let Some(caches) = caches else {
+        return Checked(Arc::new(futhark_check::check_file(
+            check_context(),
+            id,
+            &parsed.file,
+            &lookup,
+        )));
+    };
+    let prev = caches.get(id);
+    let cache = futhark_check::check_file_cached(
         check_context(),
-        file.id(db),
+        id,
+        file.text(db),
         &parsed.file,
         &lookup,
-    )))
+        prev.as_deref(),
+    );
+    let result = cache.result().clone();
+    caches.put(id, cache);
+    Checked(result)
+}
+
+/// What the last check of each file leaves for the next one, so that an edit re-checks only
+/// the declarations it touched (see `futhark_check::check_file_cached`). Kept beside salsa's
+/// memos rather than in them because it feeds on the previous revision's result; entries are
+/// validated against the new text, so a stale or shared entry only costs reuse.
+#[derive(Clone, Default)]
+pub struct CheckCaches(Arc<Mutex<HashMap<FileId, Arc<FileCache>>>>);
+
+impl CheckCaches {
+    /// Files with fewer top-level declarations are checked afresh: recording costs more
+    /// than re-checking them.
+    pub const MIN_DECLS: usize = 16;
+
+    fn get(&self, id: FileId) -> Option<Arc<FileCache>> {
+        self.lock().get(&id).cloned()
+    }
+
+    fn put(&self, id: FileId, cache: FileCache) {
+        self.lock().insert(id, Arc::new(cache));
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<FileId, Arc<FileCache>>> {
+        self.0.lock().unwrap_or_else(PoisonError::into_inner)
+    }
 }
 
 /// Every diagnostic of one file, its own only: syntax, imports and types, sorted by position.

@@ -131,3 +131,38 @@ fn checking_uses_the_imported_files_scope_and_rechecks_only_dependants() {
     assert_eq!(runs.len(), 2, "{runs:?}");
     let _ = lib;
 }
+
+#[test]
+fn removing_a_file_drops_it_and_reports_its_importers() {
+    use futhark_db::Db;
+    let mut db = Database::new();
+    let main = db.set_file("/virtual/rm/main.fut", "import \"lib\"\ndef main = lib_x\n");
+    let lib = db.set_file("/virtual/rm/lib.fut", "def lib_x = 1\n");
+    assert!(db.files().contains(&lib));
+    assert_eq!(imports(&db, main)[0].target, Some(lib));
+
+    assert!(db.remove_file("/virtual/rm/lib.fut"));
+    assert!(!db.files().contains(&lib));
+    assert!(db.files().contains(&main));
+    assert_eq!(imports(&db, main)[0].target, None);
+    let diags = file_diagnostics(&db, main);
+    assert!(
+        diags.iter().any(|d| d.code == "import-not-found"),
+        "expected import-not-found, got {diags:?}"
+    );
+    // Removing twice, or a file never added, or the prelude, does nothing.
+    assert!(!db.remove_file("/virtual/rm/lib.fut"));
+    assert!(!db.remove_file("/virtual/rm/none.fut"));
+    let prelude = db
+        .files()
+        .into_iter()
+        .find(|f| f.path(&db).starts_with("/prelude"));
+    let prelude = prelude.expect("the prelude is registered");
+    assert!(!db.remove_file(prelude.path(&db).clone()));
+
+    // Setting the path again revives the same input, and importers see it again.
+    let back = db.set_file("/virtual/rm/lib.fut", "def lib_x = 2\n");
+    assert_eq!(back, lib);
+    assert!(db.files().contains(&lib));
+    assert_eq!(imports(&db, main)[0].target, Some(lib));
+}

@@ -2,6 +2,7 @@
 //! arrays, projections, sections, ranges, ascriptions, coercions and conditionals.
 
 use std::collections::BTreeMap;
+use std::sync::Arc;
 
 use futhark_syntax::Span;
 use futhark_syntax::ast::{
@@ -9,7 +10,7 @@ use futhark_syntax::ast::{
 };
 
 use crate::checker::{Checker, LitValue, PendingLiteral, ValRef, qual_string};
-use crate::env::{Overload, Scheme};
+use crate::env::{Env, Overload, Scheme};
 use crate::info::DefRef;
 use crate::typeexp::AnonMode;
 use crate::types::{Arrow, Liftedness, Name, PrimType, RetType, Size, Subst, TParam, Type};
@@ -182,22 +183,23 @@ impl Checker<'_> {
                 }
                 return t;
             }
-            // A module path followed by a value and then fields.
-            let mut env = self.env.clone();
+            // A module path followed by a value and then fields. Walks shared module
+            // environments rather than copying the scope (this runs for every `M.x`).
+            let mut cur: Option<Arc<Env>> = None;
             for (i, q) in qn.quals.iter().enumerate() {
-                if env.mods.contains_key(q.name.as_str()) {
-                    match &env.mods[q.name.as_str()].m {
+                let env: &Env = cur.as_deref().unwrap_or(&self.env);
+                if let Some(mb) = env.mods.get(q.name.as_str()) {
+                    match &mb.m {
                         crate::env::Mod::Env(e) => {
-                            let e = e.clone();
-                            self.info
-                                .resolutions
-                                .insert(q.span, env.mods[q.name.as_str()].def.clone());
-                            env = (*e).clone();
+                            let (e, def) = (e.clone(), mb.def.clone());
+                            self.info.resolutions.insert(q.span, def);
+                            cur = Some(e);
                         }
                         crate::env::Mod::Fun(_) => break,
                     }
-                } else if i > 0 && env.vals.contains_key(q.name.as_str()) {
-                    let b = env.vals[q.name.as_str()].clone();
+                } else if i > 0
+                    && let Some(b) = env.vals.get(q.name.as_str()).cloned()
+                {
                     self.resolve_to(
                         q.span,
                         &DefRef {

@@ -31,6 +31,22 @@ impl NameSupply {
         NameSupply { file, counter: 0 }
     }
 
+    /// The file (or cell) whose names this supply makes.
+    pub fn file(&self) -> u32 {
+        self.file
+    }
+
+    /// How many names were handed out (the counter part of the last id).
+    pub fn counter(&self) -> u32 {
+        self.counter
+    }
+
+    /// Continues numbering at `counter` (top-level declarations start at fixed points so
+    /// that re-checking one of them leaves the names of the others as they were).
+    pub fn set_counter(&mut self, counter: u32) {
+        self.counter = counter;
+    }
+
     pub fn fresh(&mut self, name: impl Into<Name>) -> VName {
         self.counter = self.counter.wrapping_add(1);
         VName::new(name, ((self.file as u64) << 32) | self.counter as u64)

@@ -69,14 +69,16 @@ impl<'c> Loader<'c> {
         self.check_text(path, &text)
     }
 
-    pub fn check_text(&mut self, path: &Path, text: &str) -> Checked {
-        let id = self.fresh_id();
-        let parse = futhark_syntax::parse(id, text);
-        let mut diagnostics = parse.errors.clone();
+    /// Checks the files that `decs` (of the file at `path`) import; returns their scopes by
+    /// import path as written.
+    pub fn imports_of(
+        &mut self,
+        path: &Path,
+        decs: &[futhark_syntax::ast::Dec],
+    ) -> HashMap<String, Option<Arc<FileScope>>> {
         let dir = path.parent().map(Path::to_path_buf).unwrap_or_default();
-        // Check imports first.
         let mut scopes: HashMap<String, Option<Arc<FileScope>>> = HashMap::new();
-        for imp in futhark_check::prelude::imports_of(&parse.file.decs) {
+        for imp in futhark_check::prelude::imports_of(decs) {
             if imp.starts_with("/prelude") {
                 continue;
             }
@@ -84,6 +86,15 @@ impl<'c> Loader<'c> {
             let scope = self.import(&target);
             scopes.insert(imp, scope);
         }
+        scopes
+    }
+
+    pub fn check_text(&mut self, path: &Path, text: &str) -> Checked {
+        let id = self.fresh_id();
+        let parse = futhark_syntax::parse(id, text);
+        let mut diagnostics = parse.errors.clone();
+        // Check imports first.
+        let scopes = self.imports_of(path, &parse.file.decs);
         let lookup = |p: &str| scopes.get(p).cloned().flatten();
         let result = futhark_check::check_file(self.ctx, id, &parse.file, &lookup);
         diagnostics.extend(result.diagnostics.iter().cloned());
