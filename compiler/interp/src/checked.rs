@@ -5,7 +5,7 @@
 
 use std::collections::HashMap;
 use std::path::Path;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use futhark_check::{
     CheckContext, CheckedFile, DefKind, FileScope, Size, TParam, Type, TypeInfo, VName,
@@ -59,15 +59,7 @@ pub fn check_sources(
 ) -> Result<Checked, String> {
     let mut prog = Program::default();
     let mut hints = TypeHints::default();
-    for pf in ctx.prelude_files() {
-        let parsed = futhark_syntax::parse(pf.file, pf.source);
-        prog.files.push(SourceUnit {
-            id: pf.file,
-            path: pf.path.to_string(),
-            text: Arc::from(pf.source),
-            ast: Arc::new(parsed.file),
-        });
-    }
+    prog.files.extend(prelude_units(ctx));
     absorb(
         &mut hints,
         &ctx.prelude_info().literal_types,
@@ -90,24 +82,8 @@ pub fn check_sources(
     let mut results: HashMap<String, CheckedFile> = HashMap::new();
     let mut stack = Vec::new();
     check_rec(ctx, &prog, root, &mut done, &mut results, &mut stack);
-    let mut defs = ctx.prelude_info().defs.clone();
-    for r in results.values() {
-        defs.extend(r.info.defs.iter().map(|(k, v)| (*k, v.clone())));
-    }
-    size_args(&mut hints, ctx.prelude_info(), &defs);
-    for r in results.values() {
-        size_args(&mut hints, &r.info, &defs);
-    }
-    for (path, r) in &results {
-        absorb(&mut hints, &r.info.literal_types, &r.info.empty_array_rows);
-        if *path == prog.root {
-            for e in &r.info.entries {
-                let params = e.params.iter().map(|p| desc(&p.ty)).collect();
-                hints.entry_params.insert(e.name.to_string(), params);
-                hints.entry_rets.insert(e.name.to_string(), desc(&e.ret.ty));
-            }
-        }
-    }
+    let checked: Vec<(&str, &CheckedFile)> = results.iter().map(|(p, r)| (p.as_str(), r)).collect();
+    add_hints(ctx, &mut hints, &checked, root);
     for r in results.into_values() {
         diagnostics.extend(r.diagnostics);
     }
@@ -116,6 +92,111 @@ pub fn check_sources(
         program: prog,
         diagnostics,
     })
+}
+
+/// One file of a program its caller has already parsed and checked, as the database's
+/// `parse` and `check` queries give them (see [`from_checked`]).
+pub struct CheckedUnit<'a> {
+    pub id: FileId,
+    /// The path imports resolve against, normalised with [`crate::program::normalise`].
+    pub path: String,
+    pub text: Arc<str>,
+    pub ast: Arc<futhark_syntax::ast::SourceFile>,
+    pub checked: &'a CheckedFile,
+}
+
+/// The interpreter's program from files that are already parsed and checked, so that a
+/// caller holding the checker's results (the database) does not check everything again as
+/// [`check_sources`] would. `units` are the root and all its imports (any order); `root` is
+/// the root's path as given in its unit. The prelude comes from `ctx`, parsed once per
+/// process. The diagnostics are the checker's, copied from the units.
+pub fn from_checked(ctx: &CheckContext, units: &[CheckedUnit<'_>], root: &str) -> Checked {
+    let mut prog = Program::default();
+    prog.files.extend(prelude_units(ctx));
+    let mut hints = TypeHints::default();
+    absorb(
+        &mut hints,
+        &ctx.prelude_info().literal_types,
+        &ctx.prelude_info().empty_array_rows,
+    );
+    let mut diagnostics = Vec::new();
+    for u in units {
+        prog.files.push(SourceUnit {
+            id: u.id,
+            path: u.path.clone(),
+            text: u.text.clone(),
+            ast: u.ast.clone(),
+        });
+        diagnostics.extend(u.checked.diagnostics.iter().cloned());
+    }
+    prog.root = root.to_string();
+    let checked: Vec<(&str, &CheckedFile)> =
+        units.iter().map(|u| (u.path.as_str(), u.checked)).collect();
+    add_hints(ctx, &mut hints, &checked, root);
+    prog.hints = hints;
+    Checked {
+        program: prog,
+        diagnostics,
+    }
+}
+
+/// The prelude's files, parsed once per process (their text and file ids never change).
+fn prelude_units(ctx: &CheckContext) -> Vec<SourceUnit> {
+    static PARSED: OnceLock<Vec<(FileId, &'static str, Arc<futhark_syntax::ast::SourceFile>)>> =
+        OnceLock::new();
+    let parsed = PARSED.get_or_init(|| {
+        futhark_check::prelude::prelude_files()
+            .into_iter()
+            .map(|pf| {
+                let ast = Arc::new(futhark_syntax::parse(pf.file, pf.source).file);
+                (pf.file, pf.path, ast)
+            })
+            .collect()
+    });
+    ctx.prelude_files()
+        .iter()
+        .map(|pf| {
+            let ast = parsed
+                .iter()
+                .find(|(id, path, _)| *id == pf.file && *path == pf.path)
+                .map(|(_, _, ast)| ast.clone())
+                .unwrap_or_else(|| Arc::new(futhark_syntax::parse(pf.file, pf.source).file));
+            SourceUnit {
+                id: pf.file,
+                path: pf.path.to_string(),
+                text: Arc::from(pf.source),
+                ast,
+            }
+        })
+        .collect()
+}
+
+/// The facts evaluation needs from checked files (`(path, result)` pairs): inferred size
+/// arguments, literal types, empty-array rows, and the entry points of `root`.
+fn add_hints(
+    ctx: &CheckContext,
+    hints: &mut TypeHints,
+    results: &[(&str, &CheckedFile)],
+    root: &str,
+) {
+    let mut defs = ctx.prelude_info().defs.clone();
+    for (_, r) in results {
+        defs.extend(r.info.defs.iter().map(|(k, v)| (*k, v.clone())));
+    }
+    size_args(hints, ctx.prelude_info(), &defs);
+    for (_, r) in results {
+        size_args(hints, &r.info, &defs);
+    }
+    for (path, r) in results {
+        absorb(hints, &r.info.literal_types, &r.info.empty_array_rows);
+        if *path == root {
+            for e in &r.info.entries {
+                let params = e.params.iter().map(|p| desc(&p.ty)).collect();
+                hints.entry_params.insert(e.name.to_string(), params);
+                hints.entry_rets.insert(e.name.to_string(), desc(&e.ret.ty));
+            }
+        }
+    }
 }
 
 fn check_rec(

@@ -27,6 +27,56 @@ pub fn to_external(v: &Value) -> Result<Vec<fv::Value>> {
     Ok(out)
 }
 
+/// [`to_external`] for a value the caller gives up: an array that owns its whole buffer
+/// hands the buffer over instead of copying it.
+pub fn into_external(v: Value) -> Result<Vec<fv::Value>> {
+    let mut out = Vec::new();
+    move_into(v, &mut out)?;
+    Ok(out)
+}
+
+fn move_into(v: Value, out: &mut Vec<fv::Value>) -> Result<()> {
+    let owned = match v {
+        Value::Array(a) => match Rc::try_unwrap(a) {
+            Ok(arr) => arr,
+            Err(a) => return flatten_into(&Value::Array(a), out),
+        },
+        Value::Record(r) => {
+            return match Rc::try_unwrap(r) {
+                Ok(rec) => rec.values.into_iter().try_for_each(|x| move_into(x, out)),
+                Err(r) => flatten_into(&Value::Record(r), out),
+            };
+        }
+        v => return flatten_into(&v, out),
+    };
+    let elems = owned.elems();
+    match owned.data {
+        ArrayData::Prim { buf, offset: 0 } if buf.len() == elems => match Rc::try_unwrap(buf) {
+            Ok(buf) => {
+                out.push(
+                    fv::Value::new(owned.shape, buf)
+                        .map_err(|e| crate::errors::RuntimeError::new(e.to_string()))?,
+                );
+                Ok(())
+            }
+            Err(buf) => flatten_into(
+                &Value::Array(Rc::new(Array {
+                    shape: owned.shape,
+                    data: ArrayData::Prim { buf, offset: 0 },
+                })),
+                out,
+            ),
+        },
+        data => flatten_into(
+            &Value::Array(Rc::new(Array {
+                shape: owned.shape,
+                data,
+            })),
+            out,
+        ),
+    }
+}
+
 fn flatten_into(v: &Value, out: &mut Vec<fv::Value>) -> Result<()> {
     match v {
         Value::Prim(p) => {

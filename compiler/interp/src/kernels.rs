@@ -12,7 +12,9 @@ use futhark_values::{Buffer, PrimType};
 use crate::ir::BinFn;
 use crate::prim::Prim;
 use crate::prim_fns::PrimFn;
-use crate::prim_ops::{ArithError, BoolBin, Float, FloatBin, Int, IntBin, MonoBin, resolve};
+use crate::prim_ops::{
+    ArithError, BoolBin, Float, FloatBin, FloatCmp, Int, IntBin, IntCmp, MonoBin, resolve,
+};
 use crate::value::{Array, buf_get, buf_set};
 
 /// The monomorphic operation a binary function stands for at type `ty`, if it is one that
@@ -340,9 +342,23 @@ macro_rules! int_lanes {
     };
 }
 
+/// One loop per comparison, so the operator is not matched per element.
 macro_rules! cmp_lanes {
-    ($o:expr, $a:expr, $b:expr, $n:expr, $tr:ident) => {
-        zipw($a, $b, $n, |x, y| $tr::cmp($o, x, y))
+    ($o:expr, $a:expr, $b:expr, $n:expr, Float) => {
+        match $o {
+            FloatCmp::Eq => zipw($a, $b, $n, |x, y| x == y),
+            FloatCmp::Lt => zipw($a, $b, $n, |x, y| x < y),
+            FloatCmp::Le => zipw($a, $b, $n, |x, y| x <= y),
+        }
+    };
+    ($o:expr, $a:expr, $b:expr, $n:expr, Int) => {
+        match $o {
+            IntCmp::Eq => zipw($a, $b, $n, |x, y| Int::cmp(IntCmp::Eq, x, y)),
+            IntCmp::SLt => zipw($a, $b, $n, |x, y| Int::cmp(IntCmp::SLt, x, y)),
+            IntCmp::SLe => zipw($a, $b, $n, |x, y| Int::cmp(IntCmp::SLe, x, y)),
+            IntCmp::ULt => zipw($a, $b, $n, |x, y| Int::cmp(IntCmp::ULt, x, y)),
+            IntCmp::ULe => zipw($a, $b, $n, |x, y| Int::cmp(IntCmp::ULe, x, y)),
+        }
     };
 }
 
@@ -356,6 +372,9 @@ pub fn lanes_bin(
 ) -> Option<Result<Buffer, ArithError>> {
     if a.ty() != b.ty() {
         return None;
+    }
+    if let Some(out) = div_by_scalar(op, a, b, n) {
+        return Some(Ok(out));
     }
     Some(match (op, a.ty()) {
         (MonoBin::Float(o), PrimType::F32) => Ok(Buffer::F32(float_lanes!(
@@ -425,8 +444,8 @@ pub fn lanes_bin(
         (MonoBin::Bool(o), PrimType::Bool) => {
             let (x, y) = (typed!(a, Bool), typed!(b, Bool));
             Ok(Buffer::Bool(match o {
-                BoolBin::And => zipw(x, y, n, |p, q| p && q),
-                BoolBin::Or => zipw(x, y, n, |p, q| p || q),
+                BoolBin::And => zipw(x, y, n, |p, q| p & q),
+                BoolBin::Or => zipw(x, y, n, |p, q| p | q),
                 BoolBin::Eq => zipw(x, y, n, |p, q| p == q),
                 BoolBin::Lt => zipw(x, y, n, |p, q| !p & q),
                 BoolBin::Le => zipw(x, y, n, |p, q| p <= q),
@@ -435,6 +454,48 @@ pub fn lanes_bin(
         _ => generic_lanes(a.ty(), n, |i| {
             crate::prim_ops::mono_bin(op, a.get(i), b.get(i))
         }),
+    })
+}
+
+/// Floored `/` and `%` of signed lanes by a positive scalar, the index arithmetic of
+/// stencils (`(i + r) % n`), without the per-element error checks of the generic loop. When
+/// every dividend is already within `[-d, 2d)`, `%` is one compare and add per element.
+fn div_by_scalar(op: MonoBin, a: Arg<'_>, b: Arg<'_>, n: usize) -> Option<Buffer> {
+    macro_rules! go {
+        ($v:expr, $off:expr, $d:expr, $var:ident) => {{
+            let (xs, d) = (&$v[$off..$off + n], $d);
+            if d <= 0 {
+                return None;
+            }
+            match op {
+                MonoBin::Int(IntBin::SMod) => {
+                    let lo = xs.iter().copied().min().unwrap_or(0);
+                    let hi = xs.iter().copied().max().unwrap_or(0);
+                    if lo >= -d && hi < d.saturating_mul(2) {
+                        Buffer::$var(
+                            xs.iter()
+                                .map(|&x| {
+                                    let x = if x < 0 { x + d } else { x };
+                                    if x >= d { x - d } else { x }
+                                })
+                                .collect(),
+                        )
+                    } else {
+                        Buffer::$var(xs.iter().map(|&x| x.rem_euclid(d)).collect())
+                    }
+                }
+                // For a positive divisor, floored division is Euclidean division.
+                MonoBin::Int(IntBin::SDiv) => {
+                    Buffer::$var(xs.iter().map(|&x| x.div_euclid(d)).collect())
+                }
+                _ => return None,
+            }
+        }};
+    }
+    Some(match (a, b) {
+        (Arg::Lanes(Buffer::I64(v), off), Arg::Scalar(Prim::I64(d))) => go!(v, off, d, I64),
+        (Arg::Lanes(Buffer::I32(v), off), Arg::Scalar(Prim::I32(d))) => go!(v, off, d, I32),
+        _ => return None,
     })
 }
 

@@ -27,6 +27,7 @@ pub mod prim;
 pub mod prim_fns;
 pub mod prim_ops;
 pub mod program;
+pub mod rows;
 pub mod session;
 pub mod show;
 pub mod soacs;

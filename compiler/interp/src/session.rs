@@ -102,7 +102,7 @@ impl Session {
             Some(t) => convert::fix_empty(result, t),
             None => result,
         };
-        convert::to_external(&result)
+        convert::into_external(result)
     }
 
     /// Adds the checker's facts about code evaluated later (REPL cells checked by the

@@ -15,6 +15,7 @@ use crate::errors::{Result, RuntimeError, err};
 use crate::eval::Machine;
 use crate::ir::BinFn;
 use crate::kernels;
+use crate::rows::RowCollector;
 use crate::value::{Acc, Array, ArrayData, Builtin, Fun, Value};
 use crate::vector;
 
@@ -44,11 +45,11 @@ pub fn map(m: &mut Machine, f: &Value, xs: &Value, span: Span) -> Result<Value> 
         return Ok(v);
     }
     let n = a.len();
-    let mut rows = Vec::with_capacity(n);
+    let mut rows = RowCollector::new(n);
     for i in 0..n {
         rows.push(m.apply(f.clone(), vec![row(a, i)], span)?);
     }
-    array::stack(rows, None).map_err(|e| e.with_span(span))
+    rows.finish().map_err(|e| e.with_span(span))
 }
 
 /// `reduce op ne xs`.

@@ -585,8 +585,8 @@ pub fn range(start: &Value, second: Option<&Value>, end: &Value, kind: RangeKind
     if !ok {
         return Err(invalid());
     }
-    // The common `a..<b` over i64 (iota) as one typed loop.
-    if ty == futhark_values::PrimType::I64 && step == 1 && b.is_none() {
+    // The common `a..<b` and `a..1..<b` over i64 (iota) as one typed loop.
+    if ty == futhark_values::PrimType::I64 && step == 1 && z < i64::MAX as i128 {
         let end = if kind == RangeKind::Inclusive {
             z + 1
         } else {

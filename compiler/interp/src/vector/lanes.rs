@@ -68,8 +68,19 @@ pub(super) fn prim_type_of(v: &V) -> Option<PrimType> {
     }
 }
 
-/// Extends flat cell positions by one more index dimension of size `dim`.
-pub(super) fn add_index(cells: &mut [usize], v: &V, dim: i64) -> VResult<()> {
+/// Whether lane `k` counts under an optional mask.
+fn counts(mask: Option<&[bool]>, k: usize) -> bool {
+    mask.is_none_or(|m| m.get(k).copied().unwrap_or(true))
+}
+
+/// Extends flat cell positions by one more index dimension of size `dim`. Out-of-bounds
+/// indices in lanes that do not count (see `VFrame::mask`) are clamped.
+pub(super) fn add_index(
+    cells: &mut [usize],
+    v: &V,
+    dim: i64,
+    mask: Option<&[bool]>,
+) -> VResult<()> {
     let check = |i: i64| {
         if i < 0 || i >= dim {
             Err(Fail::Retry)
@@ -79,6 +90,7 @@ pub(super) fn add_index(cells: &mut [usize], v: &V, dim: i64) -> VResult<()> {
     };
     let dim_u = dim as usize;
     match v {
+        V::Seq(_) | V::Wrap(..) => return Err(Fail::No),
         V::Uni(x) => {
             let i = check(x.as_i64().ok_or(Fail::Retry)?)?;
             for c in cells.iter_mut() {
@@ -94,11 +106,22 @@ pub(super) fn add_index(cells: &mut [usize], v: &V, dim: i64) -> VResult<()> {
                 ($v:expr) => {{
                     let idx = &$v[off..off + k];
                     // Check the bounds first so the update loop has no branches.
-                    if idx.iter().any(|&i| (i as i64) < 0 || (i as i64) >= dim) {
-                        return Err(Fail::Retry);
-                    }
-                    for (c, &i) in cells.iter_mut().zip(idx) {
-                        *c = *c * dim_u + i as usize;
+                    let out = |i: i64| i < 0 || i >= dim;
+                    if idx.iter().any(|&i| out(i as i64)) {
+                        let bad = idx
+                            .iter()
+                            .enumerate()
+                            .any(|(l, &i)| out(i as i64) && counts(mask, l));
+                        if bad || dim == 0 {
+                            return Err(Fail::Retry);
+                        }
+                        for (c, &i) in cells.iter_mut().zip(idx) {
+                            *c = *c * dim_u + (i as i64).clamp(0, dim - 1) as usize;
+                        }
+                    } else {
+                        for (c, &i) in cells.iter_mut().zip(idx) {
+                            *c = *c * dim_u + i as usize;
+                        }
                     }
                 }};
             }
@@ -453,9 +476,45 @@ pub(super) fn shape_slots(shape: &ShapePat, f: &mut dyn FnMut(Slot)) {
     }
 }
 
+/// `a[first..first + n]` of a one-dimensional primitive array as a view of the same buffer;
+/// `None` when some of it is out of bounds in a lane that counts (or outside the buffer).
+/// Lanes that do not count may read past the array's ends (their values are discarded)
+/// while still inside the buffer; those lanes are a prefix (below 0) and a suffix (from the
+/// length on).
+pub(super) fn seq_view(a: &Array, first: i64, n: usize, mask: Option<&[bool]>) -> Option<Value> {
+    let ArrayData::Prim { buf, offset } = &a.data else {
+        return None;
+    };
+    if n == 0 {
+        return None;
+    }
+    let len = a.len() as i64;
+    let last = first.checked_add(n as i64 - 1)?;
+    let inside = first >= 0 && last < len;
+    let start = (*offset as i64).checked_add(first)?;
+    let in_buffer = start >= 0 && start + n as i64 <= buf.len() as i64;
+    let spare = || {
+        let below = first.clamp(i64::MIN + 1, 0).unsigned_abs().min(n as u64) as usize;
+        let from = len.saturating_sub(first).clamp(0, n as i64) as usize;
+        (0..below).chain(from..n).all(|l| !counts(mask, l))
+    };
+    if inside || (mask.is_some() && in_buffer && len > 0 && spare()) {
+        return Some(Value::Array(Rc::new(Array {
+            shape: vec![n as i64],
+            data: ArrayData::Prim {
+                buf: buf.clone(),
+                offset: start as usize,
+            },
+        })));
+    }
+    None
+}
+
 /// `a[ix]` for a one-dimensional primitive array and `i64` lane indices, as one typed loop;
-/// `None` when the operands do not have that form.
-pub(super) fn gather_1d(a: &Array, ix: &Value) -> Option<VResult<Value>> {
+/// `None` when the operands do not have that form. Indices that run consecutively give a
+/// view of `a` (no copy); mostly consecutive ones are copied run by run. Out-of-bounds
+/// indices of lanes that do not count under `mask` read a clamped index.
+pub(super) fn gather_1d(a: &Array, ix: &Value, mask: Option<&[bool]>) -> Option<VResult<Value>> {
     let ArrayData::Prim { buf, offset } = &a.data else {
         return None;
     };
@@ -470,13 +529,249 @@ pub(super) fn gather_1d(a: &Array, ix: &Value) -> Option<VResult<Value>> {
     };
     let idx = &iv[ioff..ioff + ia.len()];
     let len = a.len() as i64;
-    if idx.iter().any(|&i| i < 0 || i >= len) {
-        return Some(Err(Fail::Retry));
-    }
     let off = *offset;
-    let out = futhark_values::map_buffer!(&**buf, v => idx.iter().map(|&i| v[off + i as usize]).collect());
+    let n = idx.len();
+    let out_of_bounds = |i: i64| i < 0 || i >= len;
+    let first = idx.first().copied().unwrap_or(0);
+    // Where the indices stop running consecutively (counted branch-free, so it vectorises).
+    let breaks = idx
+        .windows(2)
+        .fold(0usize, |b, w| b + usize::from(w[1] != w[0].wrapping_add(1)));
+    let consecutive = n > 0 && breaks == 0;
+    if consecutive && let Some(v) = seq_view(a, first, n, mask) {
+        return Some(Ok(v));
+    }
+    let clamped: Vec<i64>;
+    let idx = if idx.iter().any(|&i| out_of_bounds(i)) {
+        let bad = idx
+            .iter()
+            .enumerate()
+            .any(|(l, &i)| out_of_bounds(i) && counts(mask, l));
+        if bad || len == 0 {
+            return Some(Err(Fail::Retry));
+        }
+        clamped = idx.iter().map(|&i| i.clamp(0, len - 1)).collect();
+        &clamped[..]
+    } else {
+        idx
+    };
+    let out = if breaks * 16 < n {
+        futhark_values::map_buffer!(&**buf, v => copy_runs(&v[off..], idx))
+    } else {
+        futhark_values::map_buffer!(&**buf, v => idx.iter().map(|&i| v[off + i as usize]).collect())
+    };
     Some(Ok(Value::Array(Rc::new(Array::from_buffer(
-        vec![idx.len() as i64],
+        vec![n as i64],
         out,
     )))))
+}
+
+/// `idx.map(|i| v[i])` for in-bounds indices that mostly run consecutively: one slice copy
+/// per run.
+fn copy_runs<X: Copy>(v: &[X], idx: &[i64]) -> Vec<X> {
+    let mut out = Vec::with_capacity(idx.len());
+    let mut k = 0;
+    while k < idx.len() {
+        let start = idx[k] as usize;
+        let mut e = k + 1;
+        while e < idx.len() && idx[e] == idx[e - 1] + 1 {
+            e += 1;
+        }
+        out.extend_from_slice(&v[start..start + (e - k)]);
+        k = e;
+    }
+    out
+}
+
+/// Per lane, `t` where `c` holds and `f` elsewhere; `None` for shapes it does not handle.
+pub(super) fn select(c: &[bool], t: &Value, f: &Value) -> Option<Value> {
+    let (Value::Array(ta), Value::Array(fa)) = (t, f) else {
+        return None;
+    };
+    let n = c.len();
+    if ta.shape.first() != Some(&(n as i64)) || ta.shape != fa.shape {
+        return None;
+    }
+    match (&ta.data, &fa.data) {
+        (
+            ArrayData::Prim {
+                buf: tb,
+                offset: to,
+            },
+            ArrayData::Prim {
+                buf: fb,
+                offset: fo,
+            },
+        ) => {
+            let inner: usize = ta.shape[1..].iter().map(|&d| d as usize).product();
+            macro_rules! sel {
+                ($($var:ident),*) => {
+                    match (&**tb, &**fb) {
+                        $((Buffer::$var(x), Buffer::$var(y)) => {
+                            let (x, y) = (&x[*to..*to + n * inner], &y[*fo..*fo + n * inner]);
+                            if inner == 1 {
+                                Buffer::$var(
+                                    c.iter()
+                                        .zip(x.iter().zip(y))
+                                        .map(|(&b, (&p, &q))| if b { p } else { q })
+                                        .collect(),
+                                )
+                            } else {
+                                let mut out = Vec::with_capacity(n * inner);
+                                for (k, &b) in c.iter().enumerate() {
+                                    let src = if b { x } else { y };
+                                    out.extend_from_slice(&src[k * inner..(k + 1) * inner]);
+                                }
+                                Buffer::$var(out)
+                            }
+                        })*
+                        _ => return None,
+                    }
+                };
+            }
+            let out = sel!(I8, I16, I32, I64, U8, U16, U32, U64, F16, F32, F64, Bool);
+            Some(Value::Array(Rc::new(Array::from_buffer(
+                ta.shape.clone(),
+                out,
+            ))))
+        }
+        (ArrayData::Record { names, fields: tf }, ArrayData::Record { fields: ff, .. })
+            if tf.len() == ff.len() =>
+        {
+            let mut fields = Vec::with_capacity(tf.len());
+            for (x, y) in tf.iter().zip(ff) {
+                match select(c, &Value::Array(x.clone()), &Value::Array(y.clone()))? {
+                    Value::Array(m) => fields.push(m),
+                    _ => return None,
+                }
+            }
+            Some(Value::Array(Rc::new(Array {
+                shape: ta.shape.clone(),
+                data: ArrayData::Record {
+                    names: names.clone(),
+                    fields,
+                },
+            })))
+        }
+        _ => None,
+    }
+}
+
+/// `a op b` written over `a`'s buffer when `a` is lanes that nothing else refers to and the
+/// operation is float or wrapping integer arithmetic of `a`'s type; otherwise `a` back.
+pub(super) fn update_in_place(op: prim_ops::MonoBin, a: V, b: &V, n: usize) -> Result<Value, V> {
+    use prim_ops::{FloatBin as F, IntBin as I, MonoBin as M};
+    let fits = matches!(
+        op,
+        M::Float(F::Add | F::Sub | F::Mul | F::Div) | M::Int(I::Add | I::Sub | I::Mul)
+    );
+    let V::Lanes(Value::Array(rc)) = a else {
+        return Err(a);
+    };
+    let unique = fits
+        && rc.rank() == 1
+        && rc.len() == n
+        && matches!(&rc.data, ArrayData::Prim { buf, offset: 0 }
+            if buf.len() == n && Rc::strong_count(buf) == 1 && Rc::weak_count(buf) == 0)
+        && Rc::strong_count(&rc) == 1
+        && Rc::weak_count(&rc) == 0;
+    let operand_ok = match b {
+        V::Uni(Value::Prim(p)) => rc.prim_type() == Some(p.ty()),
+        V::Lanes(v) => matches!(prim_lanes(v), Ok((bb, _, k)) if k == n
+            && Some(bb.elem_type()) == rc.prim_type()),
+        _ => false,
+    };
+    if !unique || !operand_ok {
+        return Err(V::Lanes(Value::Array(rc)));
+    }
+    let mut arr = match Rc::try_unwrap(rc) {
+        Ok(arr) => arr,
+        Err(rc) => return Err(V::Lanes(Value::Array(rc))),
+    };
+    let ArrayData::Prim { buf, .. } = &mut arr.data else {
+        return Err(V::Lanes(Value::Array(Rc::new(arr))));
+    };
+    let Some(dst) = Rc::get_mut(buf) else {
+        return Err(V::Lanes(Value::Array(Rc::new(arr))));
+    };
+    // Each arm either updates the whole buffer (true) or touches nothing (false).
+    macro_rules! go {
+        ($d:expr, $var:ident, $f:expr) => {{
+            let f = $f;
+            match b {
+                V::Uni(Value::Prim(Prim::$var(y))) => {
+                    $d.iter_mut().for_each(|x| *x = f(*x, *y));
+                    true
+                }
+                V::Lanes(Value::Array(ba)) => match &ba.data {
+                    ArrayData::Prim { buf: bb, offset } => match &**bb {
+                        Buffer::$var(ys) => {
+                            $d.iter_mut()
+                                .zip(&ys[*offset..*offset + n])
+                                .for_each(|(x, y)| *x = f(*x, *y));
+                            true
+                        }
+                        _ => false,
+                    },
+                    _ => false,
+                },
+                _ => false,
+            }
+        }};
+    }
+    macro_rules! float {
+        ($d:expr, $var:ident, $o:expr) => {
+            match $o {
+                F::Add => go!($d, $var, |x, y| x + y),
+                F::Sub => go!($d, $var, |x, y| x - y),
+                F::Mul => go!($d, $var, |x, y| x * y),
+                _ => go!($d, $var, |x, y| x / y),
+            }
+        };
+    }
+    macro_rules! int {
+        ($d:expr, $var:ident, $t:ty, $o:expr) => {
+            match $o {
+                I::Add => go!($d, $var, |x: $t, y: $t| x.wrapping_add(y)),
+                I::Sub => go!($d, $var, |x: $t, y: $t| x.wrapping_sub(y)),
+                _ => go!($d, $var, |x: $t, y: $t| x.wrapping_mul(y)),
+            }
+        };
+    }
+    let done = match (op, dst) {
+        (M::Float(o), Buffer::F32(d)) => float!(d, F32, o),
+        (M::Float(o), Buffer::F64(d)) => float!(d, F64, o),
+        (M::Int(o), Buffer::I32(d)) => int!(d, I32, i32, o),
+        (M::Int(o), Buffer::I64(d)) => int!(d, I64, i64, o),
+        _ => false,
+    };
+    let arr = Value::Array(Rc::new(arr));
+    if done { Ok(arr) } else { Err(V::Lanes(arr)) }
+}
+
+/// `a[(start + k) % modulus]` for lanes `k < n` of a one-dimensional primitive array, as a
+/// copy of whole runs (a rotation); `None` when some index would be out of bounds.
+pub(super) fn wrapped_copy(a: &Array, start: i64, modulus: i64, n: usize) -> Option<Value> {
+    let ArrayData::Prim { buf, offset } = &a.data else {
+        return None;
+    };
+    if modulus <= 0 || modulus > a.len() as i64 || !(0..modulus).contains(&start) {
+        return None;
+    }
+    let (m, off) = (modulus as usize, *offset);
+    let out = futhark_values::map_buffer!(&**buf, v => {
+        let src = &v[off..off + m];
+        let mut out = Vec::with_capacity(n);
+        let mut from = start as usize;
+        while out.len() < n {
+            let take = (m - from).min(n - out.len());
+            out.extend_from_slice(&src[from..from + take]);
+            from = 0;
+        }
+        out
+    });
+    Some(Value::Array(Rc::new(Array::from_buffer(
+        vec![n as i64],
+        out,
+    ))))
 }

@@ -5,12 +5,15 @@
 //! the buffers, a literal or a free variable is the same in every lane ("uniform"), indexing
 //! a uniform array with lane indices gathers, tuples of lanes are record arrays, and calls of
 //! known functions are evaluated the same way inside. A conditional whose condition differs
-//! between lanes splits the lanes, evaluates each branch on its own lanes and merges the
-//! results, so branches never run on lanes that did not take them. Anything else (loops over
-//! lane values, nested SOACs over lanes, recursion, sum types) makes the attempt fail, and the
-//! caller falls back to applying the function per element: a structural failure is remembered
-//! on the lambda so it is not retried, and a run-time error (an index out of bounds in some
-//! lane, say) is reproduced exactly by the per-element evaluation.
+//! between lanes evaluates each branch on all lanes under a mask of the lanes that take it
+//! (indexing checks bounds only in those) and selects per lane; when that fails in a lane
+//! that does not count, it splits the lanes, evaluates each branch on its own lanes and
+//! merges the results. Mapped `iota`s stay symbolic sequences, so `a[j - 1]` is a view and
+//! `a[(j + r) % n]` two slice copies; maps nested over rows run in `nested`. Anything else
+//! (loops over lane values, other SOACs over lanes, recursion, sum types) makes the attempt
+//! fail, and the caller falls back to applying the function per element: a structural
+//! failure is remembered on the lambda so it is not retried, and a run-time error (an index
+//! out of bounds in some lane, say) is reproduced exactly by the per-element evaluation.
 //!
 //! Sub-expressions that mention no lane variable are evaluated once by the ordinary
 //! evaluator, so loops and SOACs over free variables inside a mapped function still work.
@@ -21,16 +24,20 @@ use futhark_syntax::Span;
 use futhark_values::Buffer;
 
 mod lanes;
+mod nested;
+mod seq;
 
 use lanes::{
     Holder, add_index, bind_sizes, broadcast, gather_rows, is_safe, merge, prim_lanes,
     prim_type_of, record_fields, shape_binds_nothing, walk_slots, with_args,
 };
+use seq::{as_seq, plain, seq_compare, seq_lanes, wrap_lanes};
 
 use crate::array::{self, DimIdx, row};
 use crate::errors::Result;
 use crate::eval::exp::{binop, project};
 use crate::eval::{Frame, Machine, unit};
+use crate::intrinsics::Intrinsic;
 use crate::ir::{Capture, Exp, FlexLit, IdxExp, Lambda, Pat};
 use crate::kernels::{self, Arg};
 use crate::prim::Prim;
@@ -45,6 +52,13 @@ enum V {
     Uni(Value),
     /// One value per lane: an array whose rows are the lanes.
     Lanes(Value),
+    /// `i64` lanes counting up from the given start (a mapped `iota`, shifted): kept
+    /// symbolic so that `a[j]`, `a[j - 1]` are views and `j + 1` costs nothing. Only slots
+    /// and [`Cx::eval_seq`] hold it; [`Cx::eval`] turns it into `Lanes`.
+    Seq(i64),
+    /// `i64` lanes counting up from the start and wrapping to 0 at the modulus (`(j + r) % n`,
+    /// with `0 <= start < modulus`), so that indexing with them copies two runs.
+    Wrap(i64, i64),
 }
 
 /// Why vectorised evaluation stopped.
@@ -64,6 +78,10 @@ struct VFrame<'a> {
     slots: Vec<Option<V>>,
     env: &'a [Value],
     n: usize,
+    /// The lanes whose results count, when a conditional evaluates its branches on all lanes
+    /// (see [`Cx::speculate`]): indexing checks bounds only on these, the rest read clamped
+    /// indices and their results are discarded. `None` when every lane counts.
+    mask: Option<Rc<[bool]>>,
 }
 
 /// Maximum nesting of vectorised calls (recursion is not vectorised, but deep call chains
@@ -101,12 +119,14 @@ fn run(m: &mut Machine, f: &Value, lanes: Vec<Value>, n: usize) -> Result<Option
         slots: vec![None; lam.nslots],
         env: &env,
         n,
+        mask: None,
     };
     let mut cx = Cx { m, depth: 0 };
-    let args = first
-        .into_iter()
-        .map(V::Uni)
-        .chain(lanes.into_iter().map(V::Lanes));
+    let args = first.into_iter().map(V::Uni).chain(
+        lanes
+            .into_iter()
+            .map(|x| as_seq(&x).map(V::Seq).unwrap_or(V::Lanes(x))),
+    );
     let mut result = Ok(());
     for (p, a) in lam.params.iter().zip(args) {
         if let Err(e) = cx.bind(p, a, &mut vf) {
@@ -226,25 +246,36 @@ impl Cx<'_> {
         match v {
             V::Lanes(x) => Ok(x),
             V::Uni(x) => broadcast(&x, n).ok_or(Fail::No),
+            V::Seq(start) => Ok(seq_lanes(start, n)),
+            V::Wrap(start, modulus) => Ok(wrap_lanes(start, modulus, n)),
         }
     }
 
     fn bind(&mut self, p: &Pat, v: V, vf: &mut VFrame<'_>) -> VResult<()> {
-        match (p, v) {
-            (Pat::Bind(s), v) => {
-                vf.slots[*s as usize] = Some(v);
-                Ok(())
-            }
+        if let (Pat::Bind(s), v) = (p, &v) {
+            vf.slots[*s as usize] = Some(v.clone());
+            return Ok(());
+        }
+        match (p, plain(v, vf.n)) {
             (Pat::Wild, _) => Ok(()),
             (Pat::Sized(inner, shape), v) => {
-                if let V::Uni(x) = &v {
-                    // Sizes of uniform values bind as usual.
+                // Sizes of uniform values bind as usual; lanes all have the same shape (arrays
+                // are regular), so theirs bind from the dimensions after the lane dimension.
+                let (x, skip) = match &v {
+                    V::Uni(x) => (x, 0),
+                    V::Lanes(x) => (x, 1),
+                    V::Seq(_) | V::Wrap(..) => return self.bind(inner, v, vf),
+                };
+                if skip == 0 || !shape_binds_nothing(shape) {
                     let mut tmp = Frame::new(vf.slots.len(), vf.env, None);
-                    crate::eval::match_shape(self.m, shape, x, &mut tmp, 0, false)
+                    for (slot, s) in tmp.slots.iter_mut().zip(&vf.slots) {
+                        if let Some(V::Uni(u)) = s {
+                            *slot = u.clone();
+                        }
+                    }
+                    crate::eval::match_shape(self.m, shape, x, &mut tmp, skip, false)
                         .or_else(retry)?;
                     bind_sizes(shape, &tmp, vf);
-                } else if !shape_binds_nothing(shape) {
-                    return Err(Fail::No);
                 }
                 self.bind(inner, v, vf)
             }
@@ -295,7 +326,10 @@ impl Cx<'_> {
     fn mentions_lanes(&self, e: &Exp, vf: &VFrame<'_>) -> bool {
         let mut found = false;
         walk_slots(e, &mut |s| {
-            if matches!(vf.slots.get(s as usize), Some(Some(V::Lanes(_)))) {
+            if matches!(
+                vf.slots.get(s as usize),
+                Some(Some(V::Lanes(_) | V::Seq(_) | V::Wrap(..)))
+            ) {
                 found = true;
             }
         });
@@ -317,7 +351,10 @@ impl Cx<'_> {
         match e {
             Exp::Const(v) => Ok(V::Uni(v.clone())),
             Exp::FlexLit(l) => Ok(V::Uni(Value::Prim(l.at(None)))),
-            Exp::Local(s) | Exp::LocalMove(s) => vf.slots[*s as usize].clone().ok_or(Fail::No),
+            Exp::Local(s) | Exp::LocalMove(s) => {
+                let v = vf.slots[*s as usize].clone().ok_or(Fail::No)?;
+                Ok(plain(v, vf.n))
+            }
             Exp::Captured(s) => Ok(V::Uni(vf.env[*s as usize].clone())),
             Exp::Tuple(es) => {
                 let mut vals = Vec::with_capacity(es.len());
@@ -340,6 +377,7 @@ impl Cx<'_> {
             }
             Exp::Project(x, name, span) => match self.eval(x, vf)? {
                 V::Uni(v) => project(v, name, *span).map(V::Uni).or_else(retry),
+                V::Seq(_) | V::Wrap(..) => Err(Fail::No),
                 V::Lanes(v) => {
                     let fields = record_fields(&v).ok_or(Fail::No)?;
                     fields
@@ -356,7 +394,7 @@ impl Cx<'_> {
                 for a in args {
                     vals.push(self.eval(a, vf)?);
                 }
-                self.apply(f, vals, vf.n, *span)
+                self.apply(f, vals, vf.n, &vf.mask, *span)
             }
             Exp::PrimCall(pf, args, _) => {
                 let mut vals = Vec::with_capacity(args.len());
@@ -381,19 +419,9 @@ impl Cx<'_> {
                     .collect();
                 self.prim_call(*pf, vals, vf.n)
             }
-            Exp::BinOp(op, a, b, span) => {
-                let (x, y) = if let Exp::FlexLit(l) = &**a {
-                    let y = self.eval(b, vf)?;
-                    (V::Uni(Value::Prim(l.at(prim_type_of(&y)))), y)
-                } else {
-                    let x = self.eval(a, vf)?;
-                    let y = match &**b {
-                        Exp::FlexLit(l) => V::Uni(Value::Prim(l.at(prim_type_of(&x)))),
-                        b => self.eval(b, vf)?,
-                    };
-                    (x, y)
-                };
-                self.binop(*op, x, y, vf.n, *span)
+            Exp::BinOp(..) => {
+                let v = self.eval_seq(e, vf)?;
+                Ok(plain(v, vf.n))
             }
             Exp::And(a, b) | Exp::Or(a, b) => {
                 let is_and = matches!(e, Exp::And(..));
@@ -465,7 +493,8 @@ impl Cx<'_> {
                 V::Uni(c) if c.as_bool() == Some(true) => self.eval(body, vf),
                 V::Lanes(c) => {
                     let (buf, off, n) = prim_lanes(&c)?;
-                    if (0..n).all(|i| buf_get(buf, off + i) == Prim::Bool(true)) {
+                    let counts = |i: usize| vf.mask.as_ref().is_none_or(|m| m[i]);
+                    if (0..n).all(|i| !counts(i) || buf_get(buf, off + i) == Prim::Bool(true)) {
                         self.eval(body, vf)
                     } else {
                         Err(Fail::Retry)
@@ -485,13 +514,57 @@ impl Cx<'_> {
         }
     }
 
+    /// [`Cx::eval`], except that index arithmetic on a sequence (`j`, `j + 1`, `i - 1`)
+    /// stays symbolic.
+    fn eval_seq(&mut self, e: &Exp, vf: &mut VFrame<'_>) -> VResult<V> {
+        match e {
+            Exp::Local(s) | Exp::LocalMove(s) => vf.slots[*s as usize].clone().ok_or(Fail::No),
+            Exp::BinOp(op, a, b, span) => {
+                let (x, y) = if let Exp::FlexLit(l) = &**a {
+                    let y = self.eval_seq(b, vf)?;
+                    (V::Uni(Value::Prim(l.at(prim_type_of(&y)))), y)
+                } else {
+                    let x = self.eval_seq(a, vf)?;
+                    let y = match &**b {
+                        Exp::FlexLit(l) => V::Uni(Value::Prim(l.at(prim_type_of(&x)))),
+                        b => self.eval_seq(b, vf)?,
+                    };
+                    (x, y)
+                };
+                use prim_ops::OvOp as O;
+                let shift = match (op, &x, &y) {
+                    (O::Add, V::Seq(s), V::Uni(Value::Prim(Prim::I64(c))))
+                    | (O::Add, V::Uni(Value::Prim(Prim::I64(c))), V::Seq(s)) => s.checked_add(*c),
+                    (O::Sub, V::Seq(s), V::Uni(Value::Prim(Prim::I64(c)))) => s.checked_sub(*c),
+                    (O::Mod, V::Seq(s), V::Uni(Value::Prim(Prim::I64(d)))) if *d > 0 => {
+                        return Ok(V::Wrap(s.rem_euclid(*d), *d));
+                    }
+                    _ => None,
+                };
+                if let Some(out) = seq_compare(*op, &x, &y, vf.n) {
+                    return Ok(V::Lanes(out));
+                }
+                // The sequence's last element must stay representable too.
+                match shift {
+                    Some(s) if s.checked_add(vf.n as i64).is_some() => Ok(V::Seq(s)),
+                    _ => {
+                        let n = vf.n;
+                        self.binop(*op, plain(x, n), plain(y, n), n, *span)
+                    }
+                }
+            }
+            e => self.eval(e, vf),
+        }
+    }
+
     fn record(&mut self, names: Rc<[crate::value::Name]>, vals: Vec<V>, n: usize) -> VResult<V> {
         if vals.iter().all(|v| matches!(v, V::Uni(_))) {
             let values = vals
                 .into_iter()
                 .map(|v| match v {
-                    V::Uni(x) => x,
-                    V::Lanes(x) => x,
+                    V::Uni(x) | V::Lanes(x) => x,
+                    V::Seq(start) => seq_lanes(start, n),
+                    V::Wrap(start, modulus) => wrap_lanes(start, modulus, n),
                 })
                 .collect();
             return Ok(V::Uni(Value::Record(Rc::new(Record { names, values }))));
@@ -510,7 +583,8 @@ impl Cx<'_> {
     }
 
     fn cond(&mut self, c: V, t: &Exp, f: &Exp, vf: &mut VFrame<'_>) -> VResult<V> {
-        let c = match c {
+        let c = match plain(c, vf.n) {
+            V::Seq(_) | V::Wrap(..) => return Err(Fail::No),
             V::Uni(c) => {
                 return match c.as_bool() {
                     Some(true) => self.eval(t, vf),
@@ -525,6 +599,24 @@ impl Cx<'_> {
             return Err(Fail::Retry);
         };
         let bits = &bits[off..off + n];
+        // Only lanes that count decide whether a branch is needed at all.
+        let (any_yes, any_no) = match vf.mask.as_deref() {
+            Some(m) => (
+                bits.iter().zip(m).any(|(&b, &a)| a && b),
+                bits.iter().zip(m).any(|(&b, &a)| a && !b),
+            ),
+            None => (bits.contains(&true), bits.contains(&false)),
+        };
+        if !any_no {
+            return self.eval(t, vf);
+        }
+        if !any_yes {
+            return self.eval(f, vf);
+        }
+        match self.speculate(bits, t, f, vf) {
+            Err(Fail::Retry) => {}
+            r => return r,
+        }
         let (mut yes, mut no) = (Vec::new(), Vec::new());
         for (i, &b) in bits.iter().enumerate() {
             if b {
@@ -533,17 +625,40 @@ impl Cx<'_> {
                 no.push(i);
             }
         }
-        if no.is_empty() {
-            return self.eval(t, vf);
-        }
-        if yes.is_empty() {
-            return self.eval(f, vf);
-        }
         let vt = self.on_lanes(t, &yes, vf)?;
         let vfv = self.on_lanes(f, &no, vf)?;
         let lt = self.lanes(vt, yes.len())?;
         let lf = self.lanes(vfv, no.len())?;
         merge(n, &yes, &lt, &no, &lf).map(V::Lanes).ok_or(Fail::No)
+    }
+
+    /// Evaluates both branches of a conditional on all lanes, each under the mask of the lanes
+    /// that take it, and selects per lane: no gathering of lanes and no merging. Evaluation
+    /// is pure, so the only risk is a failure in a lane that does not count; such failures
+    /// come back as `Retry` and the caller splits the lanes instead.
+    fn speculate(&mut self, bits: &[bool], t: &Exp, f: &Exp, vf: &mut VFrame<'_>) -> VResult<V> {
+        let outer = vf.mask.clone();
+        let under = |want: bool| -> Rc<[bool]> {
+            match outer.as_deref() {
+                Some(m) => bits.iter().zip(m).map(|(&b, &a)| a && b == want).collect(),
+                None => bits.iter().map(|&b| b == want).collect(),
+            }
+        };
+        vf.mask = Some(under(true));
+        let vt = self.eval(t, vf);
+        let vt = vt.and_then(|vt| {
+            vf.mask = Some(under(false));
+            Ok((vt, self.eval(f, vf)?))
+        });
+        vf.mask = outer;
+        let (vt, vfv) = vt?;
+        let n = bits.len();
+        let (lt, lf) = (self.lanes(vt, n)?, self.lanes(vfv, n)?);
+        match lanes::select(bits, &lt, &lf) {
+            Some(v) => Ok(V::Lanes(v)),
+            // Shapes that `select` does not handle: the exact split path.
+            None => Err(Fail::Retry),
+        }
     }
 
     /// Evaluates `e` on a subset of the lanes (gathering only the lane slots it reads).
@@ -560,7 +675,14 @@ impl Cx<'_> {
                 Some(V::Lanes(v)) if used[k] => {
                     Some(V::Lanes(gather_rows(v, which).ok_or(Fail::No)?))
                 }
-                Some(V::Lanes(_)) => None,
+                // A subset of a sequence is no longer consecutive.
+                Some(V::Seq(start)) if used[k] => Some(V::Lanes(
+                    gather_rows(&seq_lanes(*start, vf.n), which).ok_or(Fail::No)?,
+                )),
+                Some(V::Wrap(start, modulus)) if used[k] => Some(V::Lanes(
+                    gather_rows(&wrap_lanes(*start, *modulus, vf.n), which).ok_or(Fail::No)?,
+                )),
+                Some(V::Lanes(_) | V::Seq(_) | V::Wrap(..)) => None,
                 other => other.clone(),
             });
         }
@@ -568,11 +690,22 @@ impl Cx<'_> {
             slots,
             env: vf.env,
             n: which.len(),
+            mask: vf
+                .mask
+                .as_ref()
+                .map(|m| which.iter().map(|&i| m[i]).collect()),
         };
         self.eval(e, &mut sub)
     }
 
-    fn apply(&mut self, f: V, args: Vec<V>, n: usize, span: Span) -> VResult<V> {
+    fn apply(
+        &mut self,
+        f: V,
+        args: Vec<V>,
+        n: usize,
+        vf_mask: &Option<Rc<[bool]>>,
+        span: Span,
+    ) -> VResult<V> {
         let V::Uni(fv) = f else {
             return Err(Fail::No);
         };
@@ -581,6 +714,8 @@ impl Cx<'_> {
                 .into_iter()
                 .map(|a| match a {
                     V::Uni(x) | V::Lanes(x) => x,
+                    V::Seq(start) => seq_lanes(start, n),
+                    V::Wrap(start, modulus) => wrap_lanes(start, modulus, n),
                 })
                 .collect();
             return self.m.apply(fv, vals, span).map(V::Uni).or_else(retry);
@@ -598,7 +733,8 @@ impl Cx<'_> {
             }
             Fun::Builtin(Builtin::Prim(pf)) if args.len() == 1 => {
                 let arg = args.into_iter().next().ok_or(Fail::No)?;
-                let parts = match arg {
+                let parts = match plain(arg, n) {
+                    V::Seq(_) | V::Wrap(..) => return Err(Fail::No),
                     V::Uni(x) => x.tuple_elems().into_iter().map(V::Uni).collect(),
                     V::Lanes(x) => match record_fields(&x) {
                         Some(fs) if pf.arity() > 1 => {
@@ -610,11 +746,32 @@ impl Cx<'_> {
                 self.prim_call(*pf, parts, n)
             }
             Fun::Builtin(Builtin::Neg) if args.len() == 1 => self.prim_call(PrimFn::Neg, args, n),
+            Fun::Builtin(Builtin::Intrinsic(Intrinsic::Zip)) if args.len() == 2 => {
+                let parts: Vec<Value> = args
+                    .into_iter()
+                    .map(|a| match a {
+                        V::Lanes(x) => Some(x),
+                        V::Uni(_) | V::Seq(_) | V::Wrap(..) => None,
+                    })
+                    .collect::<Option<_>>()
+                    .ok_or(Fail::No)?;
+                nested::zip_lanes(&parts).map(V::Lanes).ok_or(Fail::No)
+            }
+            Fun::Builtin(Builtin::Intrinsic(Intrinsic::Map)) if args.len() == 2 => {
+                let mut it = args.into_iter();
+                let (Some(V::Uni(g)), Some(V::Lanes(xs))) = (it.next(), it.next()) else {
+                    return Err(Fail::No);
+                };
+                // Not remembered: the same code may vectorise with another `g`.
+                nested::map_lanes(self.m, &g, &xs)
+                    .map(V::Lanes)
+                    .ok_or(Fail::Callee)
+            }
             Fun::Builtin(_) | Fun::Sized { .. } => Err(Fail::No),
             Fun::Partial { fun, args: first } => {
                 let mut all: Vec<V> = first.iter().cloned().map(V::Uni).collect();
                 all.extend(args);
-                self.apply(V::Uni(Value::Fun(fun.clone())), all, n, span)
+                self.apply(V::Uni(Value::Fun(fun.clone())), all, n, vf_mask, span)
             }
             Fun::Closure { lam, env } => {
                 let arity = lam.params.len();
@@ -630,6 +787,7 @@ impl Cx<'_> {
                     slots: vec![None; lam.nslots],
                     env,
                     n,
+                    mask: vf_mask.clone(),
                 };
                 for (p, a) in lam.params.iter().zip(args) {
                     self.bind(p, a, &mut sub).map_err(|e| match e {
@@ -650,7 +808,7 @@ impl Cx<'_> {
                 if rest.is_empty() {
                     Ok(r)
                 } else {
-                    self.apply(r, rest, n, span)
+                    self.apply(r, rest, n, vf_mask, span)
                 }
             }
         }
@@ -665,6 +823,11 @@ impl Cx<'_> {
             .ok_or(Fail::No)?;
         let r = resolve(op, ty).ok_or(Fail::No)?;
         let (a, b) = if r.swap { (y, x) } else { (x, y) };
+        // A temporary nobody else holds (`(a + b) + c`) takes the result in place.
+        let a = match lanes::update_in_place(r.op, a, &b, n) {
+            Ok(done) => return Ok(V::Lanes(done)),
+            Err(a) => a,
+        };
         let out = with_args(&a, &b, |aa, bb| kernels::lanes_bin(r.op, aa, bb, n))?;
         let out = out.ok_or(Fail::No)?.or_else(retry)?;
         let out = if r.negate {
@@ -730,7 +893,7 @@ impl Cx<'_> {
             match i {
                 IdxExp::Fix(x) => fixed.push(match x {
                     Exp::FlexLit(FlexLit::Int(k)) => V::Uni(Value::i64(*k as i64)),
-                    x => self.eval(x, vf)?,
+                    x => self.eval_seq(x, vf)?,
                 }),
                 IdxExp::Slice(..) => {
                     // Slices with lane-dependent parts are not vectorised; uniform ones
@@ -765,7 +928,7 @@ impl Cx<'_> {
                     .iter()
                     .map(|v| match v {
                         V::Uni(x) => DimIdx::Fix(x.as_i64().unwrap_or(-1)),
-                        V::Lanes(_) => DimIdx::Fix(-1),
+                        V::Lanes(_) | V::Seq(_) | V::Wrap(..) => DimIdx::Fix(-1),
                     })
                     .collect();
                 let sub = array::index(a, &lead).or_else(retry)?;
@@ -773,9 +936,23 @@ impl Cx<'_> {
                 fixed.drain(..k);
             }
         }
+        if let ([V::Seq(start)], V::Uni(Value::Array(a))) = (fixed.as_slice(), &arr)
+            && a.rank() == 1
+            && let Some(out) = lanes::seq_view(a, *start, vf.n, vf.mask.as_deref())
+        {
+            return Ok(V::Lanes(out));
+        }
+        if let ([V::Wrap(start, modulus)], V::Uni(Value::Array(a))) = (fixed.as_slice(), &arr)
+            && a.rank() == 1
+            && let Some(out) = lanes::wrapped_copy(a, *start, *modulus, vf.n)
+        {
+            return Ok(V::Lanes(out));
+        }
+        let n = vf.n;
+        let fixed: Vec<V> = fixed.into_iter().map(|v| plain(v, n)).collect();
         if let ([V::Lanes(ix)], V::Uni(Value::Array(a))) = (fixed.as_slice(), &arr)
             && a.rank() == 1
-            && let Some(out) = lanes::gather_1d(a, ix)
+            && let Some(out) = lanes::gather_1d(a, ix, vf.mask.as_deref())
         {
             return out.map(V::Lanes);
         }
@@ -786,7 +963,7 @@ impl Cx<'_> {
                     .iter()
                     .map(|v| match v {
                         V::Uni(x) => DimIdx::Fix(x.as_i64().unwrap_or(-1)),
-                        V::Lanes(_) => DimIdx::Fix(-1),
+                        V::Lanes(_) | V::Seq(_) | V::Wrap(..) => DimIdx::Fix(-1),
                     })
                     .collect();
                 array::index(a, &idx).map(V::Uni).or_else(retry)
@@ -819,7 +996,7 @@ impl Cx<'_> {
                     let Some(&dim) = base.shape.get(d) else {
                         return Err(Fail::Retry);
                     };
-                    add_index(&mut cells, v, dim)?;
+                    add_index(&mut cells, v, dim, vf.mask.as_deref())?;
                     d += 1;
                 }
                 let p = array::Plan {
