@@ -157,6 +157,24 @@ fn opaque_add_i32() -> Lambda {
     }
 }
 
+/// Affine composition on (i16, i16): a non-commutative tuple operator whose accumulator
+/// (4 bytes) takes the scan's packed status-word path.
+fn affine_i16() -> Lambda {
+    let v = Exp::var;
+    Lambda {
+        params: vec![
+            ("a1".into(), PrimType::I16),
+            ("b1".into(), PrimType::I16),
+            ("a2".into(), PrimType::I16),
+            ("b2".into(), PrimType::I16),
+        ],
+        body: Body::results(vec![
+            v("a1").times(v("a2")),
+            v("b1").times(v("a2")).plus(v("b2")),
+        ]),
+    }
+}
+
 fn affine(a: (i32, i32), b: (i32, i32)) -> (i32, i32) {
     (
         a.0.wrapping_mul(b.0),
@@ -492,6 +510,89 @@ pub fn checks(gpu: &mut Gpu) -> Vec<(String, Result<(), String>)> {
             compare("f64 seg scan", &vals::<f64>(&o["out0"]), &want, close(1e-9))
         });
         record(format!("scan + f64 {m}x{n}"), r);
+    }
+
+    // Scans whose accumulator fits the packed 64-bit status word (value bits and status in
+    // one word): a tuple of two i16 under a non-commutative operator, flat and segmented,
+    // at sizes around and between whole tiles; and f32 segmented.
+    let aff16 = affine_i16();
+    for (m, n) in [
+        (1usize, 1usize),
+        (1, 31),
+        (1, 4096),
+        (1, 4097),
+        (1, 1_000_003),
+        (1, 20_000_001),
+        (3, 4095),
+        (1000, 33),
+        (250, 5000),
+        (4, 1_000_000),
+    ] {
+        let seg = m > 1;
+        let a: Vec<i16> = (0..m * n).map(|_| (rng.below(7) as i16) - 3).collect();
+        let b: Vec<i16> = (0..m * n).map(|_| rng.next() as i16).collect();
+        let sizes: Vec<i64> = if seg {
+            vec![n as i64, m as i64]
+        } else {
+            vec![n as i64]
+        };
+        let prog = samples::scan(
+            "scan",
+            aff16.clone(),
+            vec![PrimValue::I16(1), PrimValue::I16(0)],
+            seg,
+        );
+        let r =
+            run_prog(gpu, &prog, &[("xs0", host(&a)), ("xs1", host(&b))], &sizes).and_then(|o| {
+                let mut want = Vec::with_capacity(m * n);
+                for s in 0..m {
+                    let mut acc = (1i16, 0i16);
+                    for j in 0..n {
+                        let (a2, b2) = (a[s * n + j], b[s * n + j]);
+                        acc = (
+                            acc.0.wrapping_mul(a2),
+                            acc.1.wrapping_mul(a2).wrapping_add(b2),
+                        );
+                        want.push(acc);
+                    }
+                }
+                let got: Vec<(i16, i16)> = vals::<i16>(&o["out0"])
+                    .into_iter()
+                    .zip(vals::<i16>(&o["out1"]))
+                    .collect();
+                compare("i16 affine scan", &got, &want, |x, y| x == y)
+            });
+        record(format!("scan affine (i16, i16) packed {m}x{n}"), r);
+    }
+    for (m, n) in [(3usize, 1_000_003usize), (2000, 4097), (50_000, 20)] {
+        let xs: Vec<f32> = (0..m * n).map(|_| rng.unit()).collect();
+        let r = run_prog(
+            gpu,
+            &samples::scan(
+                "scan",
+                Lambda::binop(BinOp::Add, PrimType::F32),
+                vec![PrimValue::F32(0.0)],
+                true,
+            ),
+            &[("xs0", host(&xs))],
+            &[n as i64, m as i64],
+        )
+        .and_then(|o| {
+            let mut want = Vec::new();
+            for c in xs.chunks(n) {
+                let mut acc = 0f64;
+                want.extend(c.iter().map(|x| {
+                    acc += *x as f64;
+                    acc
+                }));
+            }
+            let got: Vec<f64> = vals::<f32>(&o["out0"])
+                .into_iter()
+                .map(|x| x as f64)
+                .collect();
+            compare("f32 seg scan", &got, &want, close(1e-4))
+        });
+        record(format!("scan + f32 {m}x{n}"), r);
     }
 
     // histograms (indices include out-of-range ones, which must be ignored)

@@ -11,9 +11,23 @@ mod checks;
 use std::process::ExitCode;
 
 use checks::checks;
+use futhark_cuda::codegen::scan::{ScanConfig, gen_scan_with};
 use futhark_cuda::runtime::Gpu;
 use futhark_cuda::{generate_program, samples};
-use futhark_ir::{BinOp, Lambda, PrimType, PrimValue};
+use futhark_ir::{BinOp, Lambda, PrimType, PrimValue, SegOp};
+
+/// Scan configurations timed besides the default (B=256, Q=16, packed, one status word per
+/// look-back lane, no pause): (loading threads, items per thread, packed status words,
+/// status words per look-back lane, look-back pause in ns). The first is the earlier
+/// flag-and-fence kernel.
+const SCAN_VARIANTS: [(u32, u32, bool, u32, u32); 6] = [
+    (256, 16, false, 1, 0),
+    (256, 16, true, 1, 200),
+    (256, 16, true, 4, 0),
+    (256, 32, true, 1, 0),
+    (128, 16, true, 1, 0),
+    (512, 16, true, 1, 0),
+];
 
 /// Median of a list of times.
 fn median(mut v: Vec<f64>) -> f64 {
@@ -196,32 +210,75 @@ fn bench(gpu: &mut Gpu, log2n: u32, reps: usize) -> Result<Vec<BenchRow>, String
         },
     });
 
-    // scan
-    gpu.memset_u32(&dy, 0xffff_ffff, n).map_err(e)?;
-    gpu.run("bench_scan", &[&dx, &dy], &[nn]).map_err(e)?;
-    gpu.download(&dy, &mut host_out).map_err(e)?;
+    // scan: the default configuration, then other tile shapes and the unpacked status
+    // layout (each checked before it is timed), so that one run compares them.
+    let mut prefix = vec![0f64; n];
     let mut acc = 0f64;
-    let mut worst = 0f64;
     for i in 0..n {
         acc += xs[i] as f64;
-        let r = ((host_out[i] as f64 - acc) / acc.max(1.0)).abs();
-        // A NaN result counts as an infinite error.
-        let r = if r.is_nan() { f64::INFINITY } else { r };
-        worst = worst.max(r);
+        prefix[i] = acc;
     }
-    let ms = time(gpu, "scan", 8 * n as u64, &mut |g| {
-        g.run("bench_scan", &[&dx, &dy], &[nn])
-    })?;
-    rows.push(BenchRow {
-        name: "scan +".into(),
-        bytes: 8 * n as u64,
-        ms,
-        check: if worst < 1e-4 {
-            format!("max rel err {worst:.1e}")
-        } else {
-            format!("FAILED: max rel err {worst:.1e}")
-        },
-    });
+    let mut scan_variants: Vec<(String, futhark_cuda::GeneratedKernel)> =
+        vec![("scan +".into(), scan)];
+    for (block, items, packed, lookback, backoff_ns) in SCAN_VARIANTS {
+        let prog = samples::scan(
+            &format!("bench_scan_{block}_{items}_{packed}_{lookback}_{backoff_ns}"),
+            Lambda::binop(BinOp::Add, PrimType::F32),
+            vec![PrimValue::F32(0.0)],
+            false,
+        );
+        let k = &prog.kernels[0];
+        let SegOp::Scan(op) = &k.op else {
+            return Err("the scan sample is not a scan".into());
+        };
+        let cfg = ScanConfig {
+            block,
+            items,
+            packed,
+            lookback,
+            backoff_ns,
+        };
+        let gk = gen_scan_with(&prog, k, op, cfg).map_err(|e| e.to_string())?;
+        // A variant that does not load is reported and skipped; the default must load.
+        if let Err(err) = gpu.load(&gk) {
+            println!("scan variant {cfg:?} skipped: {err}");
+            continue;
+        }
+        let layout = if packed { "packed" } else { "flag+fence" };
+        scan_variants.push((
+            format!(
+                "scan + (B={block}, Q={items}, {layout}, look-back {lookback}x32, pause {backoff_ns} ns)"
+            ),
+            gk,
+        ));
+    }
+    for (label, gk) in &scan_variants {
+        let kname = gk.name.clone();
+        gpu.memset_u32(&dy, 0xffff_ffff, n).map_err(e)?;
+        gpu.run(&kname, &[&dx, &dy], &[nn]).map_err(e)?;
+        gpu.download(&dy, &mut host_out).map_err(e)?;
+        let mut worst = 0f64;
+        for i in 0..n {
+            let r = ((host_out[i] as f64 - prefix[i]) / prefix[i].max(1.0)).abs();
+            // A NaN result counts as an infinite error.
+            let r = if r.is_nan() { f64::INFINITY } else { r };
+            worst = worst.max(r);
+        }
+        let ms = time(gpu, &kname, 8 * n as u64, &mut |g| {
+            g.run(&kname, &[&dx, &dy], &[nn])
+        })?;
+        rows.push(BenchRow {
+            name: label.clone(),
+            bytes: 8 * n as u64,
+            ms,
+            check: if worst < 1e-4 {
+                format!("max rel err {worst:.1e}")
+            } else {
+                format!("FAILED: max rel err {worst:.1e}")
+            },
+        });
+    }
+    drop(prefix);
 
     // scatter with a permutation
     gpu.memset_u32(&dy, 0xffff_ffff, n).map_err(e)?;

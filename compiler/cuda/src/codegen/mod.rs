@@ -77,6 +77,10 @@ pub struct ScanPlan {
     /// Elements per tile (block size times items per thread).
     pub tile: u64,
     pub shared_bytes: usize,
+    /// Whether each tile's status and value share one 64-bit word (accumulators of at most
+    /// 4 bytes): the kernel then takes the tile counter and the status words only, instead
+    /// of the counter, 32-bit flags, aggregates and inclusive prefixes.
+    pub packed: bool,
 }
 
 /// How the runtime launches a histogram.

@@ -4,11 +4,18 @@
 //! belongs to a block that is already running). Its first `B` threads load `B*Q` elements
 //! coalesced through shared memory, scan `Q` consecutive elements per thread, scan the thread
 //! totals with warp shuffles, and publish the tile's aggregate. Meanwhile an extra warp looks
-//! back over the predecessors' status words 32 at a time, combining aggregates (in order)
-//! until it meets a tile whose inclusive prefix is known; doing this *while* the tile loads
-//! hides the look-back latency (a first version that looked back after loading reached only
-//! 36% of copy bandwidth on an H200). The block then publishes its inclusive prefix and
-//! writes the scanned tile. Data is read once and written once.
+//! back over the predecessors' status words, `32*L` at a time (`L` consecutive words per
+//! lane), combining aggregates (in order) until it meets a tile whose inclusive prefix is
+//! known; doing this *while* the tile loads hides the look-back latency (a first version
+//! that looked back after loading reached only 36% of copy bandwidth on an H200). The block
+//! then publishes its inclusive prefix and writes the scanned tile. Data is read once and
+//! written once.
+//!
+//! Status words: when the accumulator fits in 4 bytes, a tile's status (0 none, 1 aggregate,
+//! 2 inclusive prefix) and its value share one 64-bit word written by a single store, so
+//! publishing needs no fence and each look-back step is one round trip to L2. Larger
+//! accumulators use 32-bit flags beside separate aggregate and prefix arrays, ordered by
+//! `__threadfence` on both sides.
 //!
 //! Segmented scans use the same kernel with the segmented operator
 //! `(f1, x) ⊕ (f2, y) = (f1 || f2, f2 ? y : x ⊕ y)`, where the flag marks a segment start
@@ -29,9 +36,42 @@ use super::{CodegenError, GeneratedKernel, LaunchPlan, ScanPlan};
 /// Threads per block of the look-back kernel.
 pub const SCAN_BLOCK: u32 = 256;
 
+/// Status words per look-back lane and step. One is fastest on an H200 (2^28 f32: 4 per
+/// lane took 1.19x as long, 8 per lane 2.6x): every waiting block re-polls its whole window,
+/// and wider windows multiply those loads on the few L2 lines holding the recent tiles.
+pub const SCAN_LOOKBACK: u32 = 1;
+
 /// Items per thread: about 64 bytes of accumulators per thread, at most 16.
 pub fn items_per_thread(acc_size: usize) -> u32 {
     (64 / acc_size.max(1)).clamp(1, 16) as u32
+}
+
+/// The tile shape and status layout of the look-back kernel.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ScanConfig {
+    /// Loading threads per block (a multiple of 32, at most 992); one look-back warp is added.
+    pub block: u32,
+    /// Elements per loading thread.
+    pub items: u32,
+    /// Publish status and value in one 64-bit word when the accumulator fits in 4 bytes.
+    pub packed: bool,
+    /// Status words each look-back lane reads per step (the warp covers 32 times as many).
+    pub lookback: u32,
+    /// Nanoseconds the look-back warp sleeps before polling a window again (0: spin).
+    pub backoff_ns: u32,
+}
+
+impl ScanConfig {
+    /// The configuration `gen_scan` uses for an accumulator of `acc_size` bytes.
+    pub fn default_for(acc_size: usize) -> ScanConfig {
+        ScanConfig {
+            block: SCAN_BLOCK,
+            items: items_per_thread(acc_size),
+            packed: true,
+            lookback: SCAN_LOOKBACK,
+            backoff_ns: 0,
+        }
+    }
 }
 
 pub fn gen_scan(
@@ -39,10 +79,23 @@ pub fn gen_scan(
     kernel: &Kernel,
     scan: &SegScan,
 ) -> Result<GeneratedKernel, CodegenError> {
+    let tys: Vec<PrimType> = scan.neutral.iter().map(|v| v.ty()).collect();
+    let (acc_size, _) = struct_layout(&tys);
+    gen_scan_with(prog, kernel, scan, ScanConfig::default_for(acc_size))
+}
+
+/// `gen_scan` with an explicit tile shape (benchmarks compare several).
+pub fn gen_scan_with(
+    prog: &KernelProgram,
+    kernel: &Kernel,
+    scan: &SegScan,
+    cfg: ScanConfig,
+) -> Result<GeneratedKernel, CodegenError> {
     let name = &kernel.name;
     let em = Emitter::for_kernel(prog, kernel);
     let tys: Vec<PrimType> = scan.neutral.iter().map(|v| v.ty()).collect();
     let (acc_size, _) = struct_layout(&tys);
+    let packed = cfg.packed && acc_size <= 4;
     let segmented = scan.space.dims.len() > 1;
     let dims: Vec<&Size> = scan.space.dims.iter().map(|d| &d.1).collect();
     let inner = scan
@@ -51,8 +104,9 @@ pub fn gen_scan(
         .map(|d| d.1.clone())
         .unwrap_or(Size::Const(1));
     let params = kernel_params(prog, kernel).join(", ");
-    let b = SCAN_BLOCK;
-    let q = items_per_thread(acc_size);
+    let b = (cfg.block.clamp(32, 992) / 32) * 32;
+    let q = cfg.items.clamp(1, 32);
+    let lb = cfg.lookback.clamp(1, 16);
     let tile = b * q;
     let nw = b / 32;
     let total = size_product(&dims);
@@ -60,6 +114,23 @@ pub fn gen_scan(
 
     let mut src = operator_defs(prog, name, &scan.op, &scan.neutral);
     let _ = writeln!(src, "#define {name}_PAD(i) ((i) + ((i) >> 5))");
+    if packed {
+        // Status (high half) and value bits (low half) in one word: a single 64-bit store
+        // publishes both, so neither the writer nor the reader needs a fence, and a
+        // look-back step costs one L2 round trip instead of flag, fence, value.
+        let _ = writeln!(
+            src,
+            "static_assert(sizeof({name}_acc) <= 4, \"packed scan status needs a 4-byte accumulator\");"
+        );
+        let _ = writeln!(
+            src,
+            "static __device__ __forceinline__ u64 {name}_word(u32 st, {name}_acc x) {{ u32 w = 0u; memcpy(&w, &x, sizeof(x)); return ((u64)st << 32) | w; }}"
+        );
+        let _ = writeln!(
+            src,
+            "static __device__ __forceinline__ {name}_acc {name}_unword(u64 w) {{ const u32 b = (u32)w; {name}_acc x; memcpy(&x, &b, sizeof(x)); return x; }}"
+        );
+    }
     let evaluate = |flat: &str, s: &mut String, ind: usize| {
         let pad = "  ".repeat(ind);
         em.space_indices(s, &scan.body, flat, ind);
@@ -93,9 +164,14 @@ pub fn gen_scan(
     let a = format!("{name}_acc");
 
     let bt = b + 32;
+    let status_params = if packed {
+        "volatile u64* fut_status".to_string()
+    } else {
+        format!("volatile u32* fut_flags, {a}* fut_aggs, {a}* fut_prefs")
+    };
     let _ = writeln!(
         src,
-        "extern \"C\" __global__ void __launch_bounds__({bt}) {name}_lookback({params}, u32* __restrict__ fut_tile_counter, volatile u32* fut_flags, {a}* fut_aggs, {a}* fut_prefs) {{"
+        "extern \"C\" __global__ void __launch_bounds__({bt}) {name}_lookback({params}, u32* __restrict__ fut_tile_counter, {status_params}) {{"
     );
     let _ = writeln!(src, "  const i64 fut_n = {total};");
     let _ = writeln!(src, "  const i64 fut_seglen = {seglen};");
@@ -265,38 +341,95 @@ pub fn gen_scan(
     } else {
         "fut_tid == 0"
     };
-    let _ = writeln!(
-        src,
-        "        if ({closed}) {{ fut_prefs[fut_tid] = fut_blk; __threadfence(); fut_flags[fut_tid] = 2u; }}"
-    );
-    let _ = writeln!(
-        src,
-        "        else {{ fut_aggs[fut_tid] = fut_blk; __threadfence(); fut_flags[fut_tid] = 1u; }}"
-    );
+    if packed {
+        let _ = writeln!(
+            src,
+            "        fut_status[fut_tid] = {name}_word({closed} ? 2u : 1u, fut_blk);"
+        );
+    } else {
+        let _ = writeln!(
+            src,
+            "        if ({closed}) {{ fut_prefs[fut_tid] = fut_blk; __threadfence(); fut_flags[fut_tid] = 2u; }}"
+        );
+        let _ = writeln!(
+            src,
+            "        else {{ fut_aggs[fut_tid] = fut_blk; __threadfence(); fut_flags[fut_tid] = 1u; }}"
+        );
+    }
     let _ = writeln!(src, "      }}");
     let _ = writeln!(src, "    }}");
     let _ = writeln!(src, "  }} else {{");
     // The look-back warp: the exclusive prefix of this tile from its predecessors' status words.
+    // Each lane reads `k` consecutive status words, so one round trip covers 32k
+    // predecessors: a tile that starts far ahead of the last published prefix (hundreds of
+    // tiles are in flight) walks back in a few steps instead of one step per 32 tiles.
+    let k = lb;
+    // Polling a whole window again at once puts 32k loads on L2 next to the streaming
+    // traffic; an optional pause thins that out.
+    let sleep = if cfg.backoff_ns > 0 {
+        format!(" __nanosleep({}u);", cfg.backoff_ns.min(1_000_000))
+    } else {
+        String::new()
+    };
     let _ = writeln!(src, "    {a} fut_run = {ne};");
     let _ = writeln!(src, "    i64 fut_end = fut_tid - 1;");
     let _ = writeln!(src, "    while (fut_end >= 0) {{");
     let _ = writeln!(
         src,
-        "      const i64 fut_p = fut_end - (31 - (i64)fut_lane);"
+        "      const i64 fut_p0 = fut_end - {} + (i64)fut_lane * {k};",
+        32 * k - 1
     );
-    let _ = writeln!(src, "      u32 fut_stat;");
+    if packed {
+        // Before the first tile: a closed prefix holding the neutral element.
+        let _ = writeln!(src, "      u64 fut_w[{k}];");
+        let _ = writeln!(src, "      bool fut_wait;");
+        let _ = writeln!(
+            src,
+            "      for (;;) {{\n        fut_wait = false;\n        #pragma unroll\n        for (int fut_j = 0; fut_j < {k}; fut_j++) {{\n          fut_w[fut_j] = fut_p0 + fut_j < 0 ? {name}_word(2u, {ne}) : fut_status[fut_p0 + fut_j];\n          fut_wait = fut_wait || (u32)(fut_w[fut_j] >> 32) == 0u;\n        }}\n        if (!__any_sync(FUT_FULL_MASK, fut_wait)) break;{sleep}\n      }}"
+        );
+    } else {
+        let _ = writeln!(src, "      u32 fut_st[{k}];");
+        let _ = writeln!(src, "      bool fut_wait;");
+        let _ = writeln!(
+            src,
+            "      for (;;) {{\n        fut_wait = false;\n        #pragma unroll\n        for (int fut_j = 0; fut_j < {k}; fut_j++) {{\n          fut_st[fut_j] = fut_p0 + fut_j < 0 ? 2u : fut_flags[fut_p0 + fut_j];\n          fut_wait = fut_wait || fut_st[fut_j] == 0u;\n        }}\n        if (!__any_sync(FUT_FULL_MASK, fut_wait)) break;{sleep}\n      }}"
+        );
+        let _ = writeln!(src, "      __threadfence();");
+    }
+    // The lane's words in tile order: a closed prefix restarts the lane's partial result.
+    let _ = writeln!(src, "      {a} fut_pv = {ne};");
+    let _ = writeln!(src, "      bool fut_pf = false;");
     let _ = writeln!(
         src,
-        "      do {{ fut_stat = fut_p < 0 ? 2u : fut_flags[fut_p]; }} while (__any_sync(FUT_FULL_MASK, fut_stat == 0u));"
+        "      #pragma unroll\n      for (int fut_j = 0; fut_j < {k}; fut_j++) {{"
     );
-    let _ = writeln!(src, "      __threadfence();");
+    if packed {
+        let _ = writeln!(
+            src,
+            "        const {a} fut_v = {name}_unword(fut_w[fut_j]);"
+        );
+        let _ = writeln!(
+            src,
+            "        if ((u32)(fut_w[fut_j] >> 32) == 2u) {{ fut_pv = fut_v; fut_pf = true; }} else fut_pv = {};",
+            op("fut_pv", "fut_v")
+        );
+    } else {
+        let _ = writeln!(src, "        const i64 fut_p = fut_p0 + fut_j;");
+        let _ = writeln!(
+            src,
+            "        const {a} fut_v = fut_p < 0 ? {ne} : (fut_st[fut_j] == 2u ? {name}_ldcg(&fut_prefs[fut_p]) : {name}_ldcg(&fut_aggs[fut_p]));"
+        );
+        let _ = writeln!(
+            src,
+            "        if (fut_st[fut_j] == 2u) {{ fut_pv = fut_v; fut_pf = true; }} else fut_pv = {};",
+            op("fut_pv", "fut_v")
+        );
+    }
+    let _ = writeln!(src, "      }}");
+    // Lanes before the last one holding a closed prefix do not contribute.
     let _ = writeln!(
         src,
-        "      {a} fut_pv = fut_p < 0 ? {ne} : (fut_stat == 2u ? {name}_ldcg(&fut_prefs[fut_p]) : {name}_ldcg(&fut_aggs[fut_p]));"
-    );
-    let _ = writeln!(
-        src,
-        "      const u32 fut_m2 = __ballot_sync(FUT_FULL_MASK, fut_stat == 2u);"
+        "      const u32 fut_m2 = __ballot_sync(FUT_FULL_MASK, fut_pf);"
     );
     let _ = writeln!(
         src,
@@ -305,7 +438,7 @@ pub fn gen_scan(
     let _ = writeln!(src, "      fut_pv = {name}_warp_reduce(fut_pv);");
     let _ = writeln!(src, "      fut_run = {};", op("fut_pv", "fut_run"));
     let _ = writeln!(src, "      if (fut_m2 != 0u) break;");
-    let _ = writeln!(src, "      fut_end -= 32;");
+    let _ = writeln!(src, "      fut_end -= {};", 32 * k);
     let _ = writeln!(src, "    }}");
     let _ = writeln!(src, "    if (fut_lane == 0) *fut_excl = fut_run;");
     let _ = writeln!(src, "  }}");
@@ -316,11 +449,19 @@ pub fn gen_scan(
     } else {
         "fut_tid > 0"
     };
-    let _ = writeln!(
-        src,
-        "    if (threadIdx.x == 0 && {open}) {{ fut_prefs[fut_tid] = {}; __threadfence(); fut_flags[fut_tid] = 2u; }}",
-        op("*fut_excl", "fut_blk")
-    );
+    if packed {
+        let _ = writeln!(
+            src,
+            "    if (threadIdx.x == 0 && {open}) fut_status[fut_tid] = {name}_word(2u, {});",
+            op("*fut_excl", "fut_blk")
+        );
+    } else {
+        let _ = writeln!(
+            src,
+            "    if (threadIdx.x == 0 && {open}) {{ fut_prefs[fut_tid] = {}; __threadfence(); fut_flags[fut_tid] = 2u; }}",
+            op("*fut_excl", "fut_blk")
+        );
+    }
     // The thread's exclusive prefix: tile prefix, then warps before, then lanes before.
     let _ = writeln!(src, "    {a} fut_tp = fut_wsum[fut_warp];");
     if segmented {
@@ -424,6 +565,7 @@ pub fn gen_scan(
             block_size: b + 32,
             tile: tile as u64,
             shared_bytes,
+            packed,
         }),
     ))
 }

@@ -265,8 +265,14 @@ impl Gpu {
             }
         };
         let prod = |ss: &[Size]| -> i64 { ss.iter().map(eval).product() };
-        if let Some(s) = sizes.iter().find(|s| **s < 0) {
-            return Err(err(format!("negative size {s}")));
+        // Size parameters also carry scalar values (strides, offsets), which may be
+        // negative; only array extents must not be.
+        if let Some(a) = gk
+            .arrays
+            .iter()
+            .find(|a| a.shape.iter().any(|d| eval(d) < 0))
+        {
+            return Err(err(format!("array `{}` has a negative extent", a.name)));
         }
         let mut bytes_moved = 0u64;
         let points = match &gk.plan {
@@ -502,19 +508,25 @@ impl Gpu {
                     }]);
                 }
                 let tiles = (n as u64).div_ceil(s.tile);
-                let counter = self.alloc.alloc(4)?;
-                let flags = self.alloc.alloc(tiles as usize * 4)?;
-                let aggs = self.alloc.alloc(tiles as usize * s.acc_size)?;
-                let prefs = self.alloc.alloc(tiles as usize * s.acc_size)?;
-                self.memset_u32(&counter, 0, 1)?;
-                self.memset_u32(&flags, 0, tiles as usize)?;
-                let extra = vec![counter.ptr, flags.ptr, aggs.ptr, prefs.ptr];
-                scratch.extend([counter, flags, aggs, prefs]);
                 if tiles > u32::MAX as u64 {
                     return Err(CudaError::Launch {
                         kernel: name.into(),
                         message: format!("{n} elements need more than 2^32 tiles"),
                     });
+                }
+                // The tile counter and the status words share one buffer so that a single
+                // memset clears both (the counter gets a 128-byte line of its own).
+                let word = if s.packed { 8 } else { 4 };
+                let status_bytes = 128 + tiles as usize * word;
+                let status = self.alloc.alloc(status_bytes)?;
+                self.memset_u32(&status, 0, status_bytes / 4)?;
+                let mut extra = vec![status.ptr, status.ptr + 128];
+                scratch.push(status);
+                if !s.packed {
+                    let aggs = self.alloc.alloc(tiles as usize * s.acc_size)?;
+                    let prefs = self.alloc.alloc(tiles as usize * s.acc_size)?;
+                    extra.extend([aggs.ptr, prefs.ptr]);
+                    scratch.extend([aggs, prefs]);
                 }
                 vec![Launch {
                     entry: s.lookback_entry.clone(),
