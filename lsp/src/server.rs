@@ -453,11 +453,16 @@ impl LanguageServer for Server {
                 return;
             };
             st.published.remove(&uri);
-            // The file on disk (or nothing, if it was deleted or never saved) is what
-            // importers see from now on.
-            let disk = std::fs::read_to_string(&doc.path).unwrap_or_default();
-            if disk != doc.text {
-                st.db.set_file(&doc.path, disk);
+            // The file on disk is what importers see from now on; a file deleted (or
+            // never saved) while open leaves the database.
+            match std::fs::read_to_string(&doc.path) {
+                Ok(disk) if disk != doc.text => {
+                    st.db.set_file(&doc.path, disk);
+                }
+                Ok(_) => {}
+                Err(_) => {
+                    st.db.remove_file(&doc.path);
+                }
             }
         });
         self.inner
@@ -475,9 +480,13 @@ impl LanguageServer for Server {
                 if st.docs.contains_key(&change.uri) {
                     continue;
                 }
-                let text = std::fs::read_to_string(&path).unwrap_or_default();
+                let Ok(text) = std::fs::read_to_string(&path) else {
+                    // Deleted (or unreadable): importers now report the missing file.
+                    st.db.remove_file(&path);
+                    continue;
+                };
                 let known = st.db.load_file(&path);
-                if known.is_none_or(|f| *f.text(&st.db) != text) {
+                if known.is_none_or(|f| !f.exists(&st.db) || *f.text(&st.db) != text) {
                     st.db.set_file(&path, text);
                 }
             }

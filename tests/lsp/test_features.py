@@ -215,14 +215,6 @@ async def test_workspace_symbols(client, workspace):
     assert any(s.name == "norm" and s.location.uri.endswith("util.fut") for s in symbols)
 
 
-async def test_show_ir_and_cuda(client, workspace):
-    uri = open_doc(client, workspace / "main.fut")
-    for method, what in [("futhark/showIR", "IR"), ("futhark/showCuda", "CUDA")]:
-        result = await client.protocol.send_request_async(method, {"textDocument": {"uri": uri}})
-        assert result.available is False
-        assert f"not available yet: the {what} backend is not built" == result.text
-
-
 async def test_inlay_hints_show_inferred_types(client, workspace):
     uri = open_doc(client, workspace / "main.fut")
     hints = await client.text_document_inlay_hint_async(
@@ -251,3 +243,26 @@ async def test_hover_shows_the_inferred_type(client, workspace):
         types.HoverParams(**tdpp(uri, position_of(MAIN, "let y", offset=4)))
     )
     assert ": i32" in hover.contents.value
+
+
+async def test_a_file_deleted_while_open_becomes_a_missing_import(client, workspace):
+    main = open_doc(client, workspace / "main.fut")
+    util_path = workspace / "lib" / "util.fut"
+    util = open_doc(client, util_path)
+    assert await settled_diagnostics(client, main, version=1) == []
+    util_path.unlink()
+    client.text_document_did_close(
+        types.DidCloseTextDocumentParams(text_document=types.TextDocumentIdentifier(uri=util))
+    )
+    diags = await diagnostics_for(
+        client, main, version=1, until=lambda ds: any(d.code == "import-not-found" for d in ds)
+    )
+    assert any("lib/util" in d.message for d in diags if d.code == "import-not-found")
+    # Saving it again brings it back for its importers.
+    util_path.write_text("def double (x: i32) : i32 = x * 2\nmodule Vec = { def norm (v: [3]f32) : f32 = v[0] }\n")
+    client.workspace_did_change_watched_files(
+        types.DidChangeWatchedFilesParams(
+            changes=[types.FileEvent(uri=util, type=types.FileChangeType.Created)]
+        )
+    )
+    assert await diagnostics_for(client, main, version=1, until=lambda ds: ds == []) == []

@@ -123,7 +123,7 @@ fn bench_file(
             );
             return 1;
         }
-        Err(LoadError::Unavailable(u)) => {
+        Err(u @ (LoadError::Unavailable(_) | LoadError::NoDevice(_))) => {
             eprintln!("error: {u}");
             return 1;
         }

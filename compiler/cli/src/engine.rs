@@ -9,6 +9,8 @@
 //!   warnings; an empty list means the program is accepted).
 //! - [`load_interpreter`]: type-check a program and hand back something implementing
 //!   [`Program`], whose [`Program::call`] runs one entry point on argument values.
+//! - [`load_compiled`]: the same for the program compiled to kernels, run by the executor
+//!   on the CPU reference backend or on CUDA.
 //!
 //! Whether a stage is available is found out by asking it about an empty program
 //! ([`available`]), so there is no second switch to keep in sync.
@@ -16,6 +18,8 @@
 use std::fmt;
 
 use futhark_db::{Database, File};
+pub use futhark_exec::KernelProfile;
+use futhark_exec::{CpuBackend, CudaBackend, Executor};
 use futhark_syntax::Diagnostic;
 use futhark_values::Value;
 
@@ -26,6 +30,8 @@ pub enum Stage {
     TypeChecker,
     /// The reference interpreter (`futhark-interp`).
     Interpreter,
+    /// The compiled program on the CPU executor (`futhark-exec`'s reference backend).
+    Compiled,
     /// The CUDA backend.
     Cuda,
 }
@@ -35,6 +41,7 @@ impl fmt::Display for Stage {
         f.write_str(match self {
             Stage::TypeChecker => "type checker",
             Stage::Interpreter => "interpreter",
+            Stage::Compiled => "compiled-program executor",
             Stage::Cuda => "CUDA backend",
         })
     }
@@ -51,6 +58,9 @@ pub enum LoadError {
     /// The stage needed is missing from this build.
     #[error(transparent)]
     Unavailable(#[from] Unavailable),
+    /// The backend cannot run here (no GPU, no driver, no NVRTC), with the reason.
+    #[error("{0}")]
+    NoDevice(String),
     /// The program has errors; the diagnostics include at least one error.
     #[error("the program has {} error(s)", .0.iter().filter(|d| d.is_error()).count())]
     Compile(Vec<Diagnostic>),
@@ -79,6 +89,92 @@ pub trait Program {
     /// Calls entry point `entry` with `args` (one value per parameter, tuples and records
     /// flattened as the data format writes them) and returns its results the same way.
     fn call(&mut self, entry: &str, args: Vec<Value>) -> Result<Vec<Value>, RunError>;
+
+    /// Per-kernel statistics of the calls so far (compiled backends only).
+    fn profile(&mut self) -> Option<Result<Vec<KernelProfile>, RunError>> {
+        None
+    }
+}
+
+/// Where a compiled program runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ExecBackend {
+    /// Kernels interpreted on the CPU (the reference for the GPU path).
+    Cpu,
+    /// Kernels on the first NVIDIA GPU.
+    Cuda,
+}
+
+/// Compiles `file` to kernels and loads it on `backend`. Programs the GPU path cannot
+/// compile are `LoadError::Compile`, with the compiler's reason as the diagnostic.
+pub fn load_compiled(
+    db: &Database,
+    file: File,
+    backend: ExecBackend,
+) -> Result<Box<dyn Program>, LoadError> {
+    let diags = typecheck(db, file)?;
+    if diags.iter().any(Diagnostic::is_error) {
+        return Err(LoadError::Compile(diags));
+    }
+    if backend == ExecBackend::Cuda
+        && let Some(reason) = futhark_exec::cuda_unavailable_reason()
+    {
+        return Err(LoadError::NoDevice(reason));
+    }
+    let prog = futhark_db::compile(db, file, futhark_db::IrStage::Kernels)
+        .map_err(|e| LoadError::Compile(e.diagnostics(db, file)))?;
+    let load_error = |message: String| {
+        let at = futhark_syntax::Span::new(file.id(db), 0, 0);
+        LoadError::Compile(vec![Diagnostic::error(
+            "backend-load",
+            at,
+            format!(
+                "the {} backend cannot load this program: {message}",
+                backend_name(backend)
+            ),
+        )])
+    };
+    match backend {
+        ExecBackend::Cpu => {
+            let exec =
+                Executor::new(prog, CpuBackend::new()).map_err(|e| load_error(e.to_string()))?;
+            Ok(Box::new(CompiledProgram { exec }))
+        }
+        ExecBackend::Cuda => {
+            let gpu = CudaBackend::open(0).map_err(|e| LoadError::NoDevice(e.to_string()))?;
+            let exec = Executor::new(prog, gpu).map_err(|e| load_error(e.to_string()))?;
+            Ok(Box::new(CompiledProgram { exec }))
+        }
+    }
+}
+
+fn backend_name(b: ExecBackend) -> &'static str {
+    match b {
+        ExecBackend::Cpu => "CPU",
+        ExecBackend::Cuda => "CUDA",
+    }
+}
+
+/// A compiled program on the executor.
+struct CompiledProgram<B: futhark_exec::Backend> {
+    exec: Executor<B>,
+}
+
+impl<B: futhark_exec::Backend> Program for CompiledProgram<B> {
+    fn call(&mut self, entry: &str, args: Vec<Value>) -> Result<Vec<Value>, RunError> {
+        self.exec
+            .call_entry(entry, args)
+            .map_err(|e| RunError::new(e.to_string()))
+    }
+
+    fn profile(&mut self) -> Option<Result<Vec<KernelProfile>, RunError>> {
+        Some(
+            self.exec
+                .backend()
+                .profile()
+                .map_err(|e| RunError::new(e.to_string())),
+        )
+    }
 }
 
 /// Type-checks `file` (and what it imports) and returns every diagnostic: errors and warnings.
@@ -153,8 +249,8 @@ pub fn available(stage: Stage) -> Result<(), Unavailable> {
         Stage::TypeChecker => typecheck(&db, file).map(drop),
         Stage::Interpreter => match load_interpreter(&db, file) {
             Err(LoadError::Unavailable(u)) => Err(u),
-            Ok(_) | Err(LoadError::Compile(_)) => Ok(()),
+            Ok(_) | Err(LoadError::Compile(_) | LoadError::NoDevice(_)) => Ok(()),
         },
-        Stage::Cuda => Err(Unavailable(Stage::Cuda)),
+        Stage::Compiled | Stage::Cuda => Ok(()),
     }
 }

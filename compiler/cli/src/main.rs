@@ -3,9 +3,11 @@
 
 mod bench;
 mod check;
+mod cuda;
 mod data;
 mod dataset;
 mod engine;
+mod ir;
 mod paths;
 mod run;
 mod test;
@@ -41,6 +43,10 @@ enum Command {
     Run(run::RunArgs),
     /// Time programs on the datasets of their test blocks.
     Bench(bench::BenchArgs),
+    /// Print a program's IR at a stage of the compiler (or after a named pass).
+    Ir(ir::IrArgs),
+    /// Print the CUDA C generated for a program's kernels.
+    Cuda(cuda::CudaArgs),
 }
 
 fn main() -> ExitCode {
@@ -52,5 +58,7 @@ fn main() -> ExitCode {
         Command::Dataset(args) => dataset::run(args),
         Command::Run(args) => run::run(args),
         Command::Bench(args) => bench::run(args),
+        Command::Ir(args) => ir::run(args),
+        Command::Cuda(args) => cuda::run(args),
     }
 }

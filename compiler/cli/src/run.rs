@@ -14,7 +14,7 @@ use clap::{Args, ValueEnum};
 use futhark_db::{Database, Db, render};
 
 use crate::data::{self, Format, InputError};
-use crate::engine::{self, LoadError, RunError, Stage, Unavailable};
+use crate::engine::{self, ExecBackend, LoadError, RunError, Unavailable};
 
 #[derive(Args)]
 pub struct RunArgs {
@@ -23,12 +23,16 @@ pub struct RunArgs {
     /// The entry point to call.
     #[arg(short = 'e', long, default_value = "main")]
     entry: String,
-    /// Where to run it; `auto` picks the interpreter until a compiled backend is available.
+    /// Where to run it: `auto` uses CUDA when a GPU is visible and the program compiles for
+    /// it, else the interpreter (saying why on standard error).
     #[arg(long, value_enum, default_value_t = Backend::Auto)]
     backend: Backend,
     /// Print results in the binary data format.
     #[arg(short = 'b', long)]
     binary: bool,
+    /// Print per-kernel time, launches and bytes moved to standard error (compiled backends).
+    #[arg(long)]
+    profile: bool,
 }
 
 /// Where `run` executes the program.
@@ -38,7 +42,9 @@ pub enum Backend {
     Interp,
     /// Compiled for an NVIDIA GPU.
     Cuda,
-    /// The fastest backend available.
+    /// Compiled to kernels, run on the CPU executor (the GPU path without a GPU).
+    Ir,
+    /// CUDA when possible, else the interpreter.
     Auto,
 }
 
@@ -47,6 +53,9 @@ pub enum Backend {
 enum RunCommandError {
     #[error(transparent)]
     Unavailable(#[from] Unavailable),
+    /// The chosen backend cannot run on this machine.
+    #[error("{0}")]
+    NoDevice(String),
     #[error("cannot read {0}")]
     Missing(PathBuf),
     /// Diagnostics were printed already; this only sets the exit status.
@@ -61,13 +70,32 @@ enum RunCommandError {
 }
 
 pub fn run(args: RunArgs) -> ExitCode {
-    match run_program(&args) {
+    // Deeply recursive programs need more stack than the main thread has.
+    let worker = std::thread::Builder::new()
+        .stack_size(512 << 20)
+        .spawn(move || run_program(&args));
+    let result = match worker.map(|h| h.join()) {
+        Ok(Ok(r)) => r,
+        Ok(Err(_)) => {
+            eprintln!("error: the program runner panicked");
+            return ExitCode::FAILURE;
+        }
+        Err(e) => {
+            eprintln!("error: cannot start the program runner: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(RunCommandError::Write(e)) if e.kind() == io::ErrorKind::BrokenPipe => {
             ExitCode::SUCCESS
         }
         Err(RunCommandError::Unavailable(u)) => {
             eprintln!("error: {u}; `futhark-rs run` cannot execute programs yet");
+            ExitCode::from(2)
+        }
+        Err(e @ RunCommandError::NoDevice(_)) => {
+            eprintln!("error: {e}");
             ExitCode::from(2)
         }
         Err(e) => {
@@ -77,21 +105,55 @@ pub fn run(args: RunArgs) -> ExitCode {
     }
 }
 
-fn run_program(args: &RunArgs) -> Result<(), RunCommandError> {
-    let stage = match args.backend {
-        Backend::Interp | Backend::Auto => Stage::Interpreter,
-        Backend::Cuda => Stage::Cuda,
-    };
-    if stage == Stage::Cuda {
-        return Err(Unavailable(Stage::Cuda).into());
+/// Loads the program on the chosen backend; `auto` falls back to the interpreter with a
+/// one-line reason.
+fn load(
+    db: &Database,
+    file: futhark_db::File,
+    backend: Backend,
+) -> Result<Box<dyn engine::Program>, LoadError> {
+    match backend {
+        Backend::Interp => engine::load_interpreter(db, file),
+        Backend::Ir => engine::load_compiled(db, file, ExecBackend::Cpu),
+        Backend::Cuda => engine::load_compiled(db, file, ExecBackend::Cuda),
+        Backend::Auto => match engine::load_compiled(db, file, ExecBackend::Cuda) {
+            Ok(p) => Ok(p),
+            Err(LoadError::NoDevice(reason)) => {
+                eprintln!("note: running on the interpreter: {reason}");
+                engine::load_interpreter(db, file)
+            }
+            Err(LoadError::Compile(diags))
+                if !diags
+                    .iter()
+                    .any(|d| d.code == "gpu-unsupported" || d.code == "backend-load") =>
+            {
+                Err(LoadError::Compile(diags))
+            }
+            Err(LoadError::Compile(diags)) => {
+                let why = diags
+                    .iter()
+                    .find(|d| d.is_error())
+                    .map(|d| d.message.clone())
+                    .unwrap_or_default();
+                eprintln!(
+                    "note: running on the interpreter: the GPU path cannot compile this program: {why}"
+                );
+                engine::load_interpreter(db, file)
+            }
+            Err(e) => Err(e),
+        },
     }
+}
+
+fn run_program(args: &RunArgs) -> Result<(), RunCommandError> {
     let db = Database::new();
     let file = db
         .load_file(&args.program)
         .ok_or_else(|| RunCommandError::Missing(args.program.clone()))?;
-    let mut program = match engine::load_interpreter(&db, file) {
+    let mut program = match load(&db, file, args.backend) {
         Ok(p) => p,
         Err(LoadError::Unavailable(u)) => return Err(u.into()),
+        Err(LoadError::NoDevice(reason)) => return Err(RunCommandError::NoDevice(reason)),
         Err(LoadError::Compile(diags)) => {
             let color = io::stderr().is_terminal() && std::env::var_os("NO_COLOR").is_none();
             eprint!("{}", render::render_terminal(&db, &diags, color));
@@ -99,10 +161,39 @@ fn run_program(args: &RunArgs) -> Result<(), RunCommandError> {
         }
     };
     let inputs = data::read_stdin_values()?;
-    let results = program.call(&args.entry, inputs)?;
+    let results = program.call(&args.entry, inputs);
+    if args.profile {
+        print_profile(program.as_mut());
+    }
+    let results = results?;
     let stdout = io::stdout();
     let mut out = BufWriter::new(stdout.lock());
     data::write_values(&mut out, &results, Format::from_flag(args.binary))
         .and_then(|()| out.flush())
         .map_err(RunCommandError::Write)
+}
+
+/// The `--profile` table on standard error.
+fn print_profile(program: &mut dyn engine::Program) {
+    match program.profile() {
+        None => eprintln!("profile: the interpreter does not profile kernels"),
+        Some(Err(e)) => eprintln!("profile: {e}"),
+        Some(Ok(rows)) => {
+            eprintln!(
+                "{:<40} {:>9} {:>12} {:>14} {:>9}",
+                "kernel", "launches", "time (ms)", "bytes", "GB/s"
+            );
+            for r in rows {
+                let gbps = if r.total_ms > 0.0 {
+                    r.bytes as f64 / (r.total_ms * 1e6)
+                } else {
+                    0.0
+                };
+                eprintln!(
+                    "{:<40} {:>9} {:>12.3} {:>14} {:>9.1}",
+                    r.name, r.launches, r.total_ms, r.bytes, gbps
+                );
+            }
+        }
+    }
 }

@@ -25,6 +25,7 @@ mod folding;
 mod goto;
 mod hover;
 mod inlay;
+pub mod ir_view;
 mod prelude;
 mod references;
 mod rename;
@@ -33,7 +34,6 @@ mod semantic_tokens;
 mod signature;
 mod symbols;
 pub mod types;
-mod views;
 mod visit;
 
 #[cfg(test)]
@@ -50,6 +50,7 @@ pub use folding::{Fold, FoldKind, folding_ranges};
 pub use goto::{NavTarget, goto_definition};
 pub use hover::{HoverResult, hover};
 pub use inlay::{InlayHint, InlayKind, inlay_hints};
+pub use ir_view::{View, show_cuda, show_ir};
 pub use prelude::{PRELUDE_DIR, PRELUDE_FILES, is_prelude_path, register_prelude};
 pub use references::{Reference, find_references};
 pub use rename::{RenameError, SourceChange, TextEdit, prepare_rename, rename};
@@ -57,7 +58,6 @@ pub use scope::{FileIndex, NameClass, Occurrence, Role, Target, file_index};
 pub use semantic_tokens::{Modifiers, SemanticToken, TokenClass, semantic_tokens};
 pub use signature::{SignatureHelp, signature_help};
 pub use symbols::{Symbol, SymbolKind, WorkspaceSymbol, document_symbols, workspace_symbols};
-pub use views::{View, show_cuda, show_ir};
 
 /// A half-open byte range `start..end` in some file's text.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]

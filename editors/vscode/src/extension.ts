@@ -16,9 +16,34 @@ const VIEW_SCHEME = 'futhark-view';
 /** The answer of `futhark/showIR` and `futhark/showCuda`. */
 interface ViewResult {
   uri: string;
+  /** `futhark-ir` or `cuda`. */
   language: string;
+  /** False when `text` explains why nothing can be shown. */
   available: boolean;
   text: string;
+  /** The definition shown; null for the whole program. */
+  definition: string | null;
+  /** The IR stage shown; null for CUDA. */
+  stage: string | null;
+}
+
+/** The IR stages `futhark/showIR` accepts, as offered in the quick pick. */
+const STAGES: vscode.QuickPickItem[] = [
+  { label: 'soacs', description: 'as lowered: first-order, monomorphic SOAC IR' },
+  { label: 'fused', description: 'after simplification, inlining and fusion' },
+  { label: 'kernels', description: 'after kernel extraction: host code and kernel programs' },
+];
+
+/** The editor language of a view: CUDA as `cuda-cpp`, the IR with Futhark highlighting. */
+function viewLanguage(language: string): string {
+  switch (language) {
+    case 'cuda':
+      return 'cuda-cpp';
+    case 'futhark-ir':
+      return 'futhark';
+    default:
+      return 'plaintext';
+  }
 }
 
 /** Holds the text of each open view; documents of this scheme are read-only. */
@@ -47,7 +72,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   context.subscriptions.push(status);
   context.subscriptions.push(
     vscode.workspace.registerTextDocumentContentProvider(VIEW_SCHEME, views),
-    vscode.commands.registerCommand('futhark.showIR', () => showView('futhark/showIR', 'ir')),
+    vscode.commands.registerCommand('futhark.showIR', showIR),
     vscode.commands.registerCommand('futhark.showCuda', () => showView('futhark/showCuda', 'cu')),
     vscode.commands.registerCommand('futhark.restartServer', restart),
     vscode.workspace.onDidChangeConfiguration((e) => {
@@ -75,7 +100,11 @@ async function start(context: vscode.ExtensionContext): Promise<void> {
     debug: { command, args },
   };
   const clientOptions: LanguageClientOptions = {
-    documentSelector: [{ language: 'futhark' }],
+    // Files and unsaved buffers only: the views (highlighted as Futhark) are not sources.
+    documentSelector: [
+      { scheme: 'file', language: 'futhark' },
+      { scheme: 'untitled', language: 'futhark' },
+    ],
     synchronize: {
       fileEvents: vscode.workspace.createFileSystemWatcher('**/*.fut'),
     },
@@ -126,9 +155,25 @@ function showState(state: State, command: string): void {
   }
 }
 
-async function showView(method: string, extension: string): Promise<void> {
+/** The stage last picked, offered first next time. */
+let lastStage = 'soacs';
+
+async function showIR(): Promise<void> {
+  const items = [...STAGES].sort((a, b) => Number(b.label === lastStage) - Number(a.label === lastStage));
+  const picked = await vscode.window.showQuickPick(items, {
+    title: 'Futhark: Show IR',
+    placeHolder: 'The compiler stage to show',
+  });
+  if (!picked) {
+    return;
+  }
+  lastStage = picked.label;
+  await showView('futhark/showIR', 'ir', picked.label);
+}
+
+async function showView(method: string, extension: string, stage?: string): Promise<void> {
   const editor = vscode.window.activeTextEditor;
-  if (!editor || editor.document.languageId !== 'futhark') {
+  if (!editor || editor.document.languageId !== 'futhark' || editor.document.uri.scheme === VIEW_SCHEME) {
     void vscode.window.showWarningMessage('Futhark: open a .fut file first.');
     return;
   }
@@ -137,18 +182,31 @@ async function showView(method: string, extension: string): Promise<void> {
     return;
   }
   const source = editor.document.uri;
-  const result = await client.sendRequest<ViewResult>(method, {
-    textDocument: { uri: source.toString() },
-  });
+  const cursor = editor.selection.active;
+  let result: ViewResult;
+  try {
+    result = await client.sendRequest<ViewResult>(method, {
+      textDocument: { uri: source.toString() },
+      position: { line: cursor.line, character: cursor.character },
+      ...(stage ? { stage } : {}),
+    });
+  } catch (err) {
+    void vscode.window.showErrorMessage(`Futhark: ${method} failed: ${String(err)}`);
+    return;
+  }
+  if (!result.available) {
+    void vscode.window.showInformationMessage(`Futhark: ${result.text.split('\n')[0]}`);
+  }
   const name = path.basename(source.path, '.fut');
+  const parts = [name, result.definition, result.stage].filter((p): p is string => !!p);
   const uri = vscode.Uri.from({
     scheme: VIEW_SCHEME,
-    path: `/${name}.${extension}`,
+    path: `/${parts.join('.')}.${extension}`,
     query: source.toString(),
   });
   views.set(uri, result.text);
   const doc = await vscode.workspace.openTextDocument(uri);
-  const language = result.language === 'cuda' ? 'cuda-cpp' : 'plaintext';
+  const language = viewLanguage(result.language);
   const languages = await vscode.languages.getLanguages();
   const shown = languages.includes(language)
     ? await vscode.languages.setTextDocumentLanguage(doc, language)

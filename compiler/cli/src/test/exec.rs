@@ -13,7 +13,7 @@ use futhark_values::{
 use regex::Regex;
 
 use super::outcome::Verdict;
-use crate::engine::{self, LoadError, Program};
+use crate::engine::{self, ExecBackend, LoadError, Program};
 
 /// Seed of the generator behind `random input { ... }`: fixed, so every run sees the same data.
 pub const RANDOM_INPUT_SEED: u64 = 1;
@@ -38,20 +38,40 @@ pub enum InputError {
     Script,
 }
 
-/// The program of the file being tested, loaded on first use and kept for its other cases.
+/// The program of the file being tested, loaded on first use and kept for its other cases:
+/// on the interpreter, or compiled on a backend (then the interpreter is loaded too, as the
+/// reference for `auto output` cases).
 pub struct ProgramSlot {
+    backend: Option<ExecBackend>,
     loaded: Option<Result<Box<dyn Program>, LoadError>>,
+    reference: Option<Result<Box<dyn Program>, LoadError>>,
 }
 
 impl ProgramSlot {
-    /// Nothing loaded yet.
-    pub fn new() -> ProgramSlot {
-        ProgramSlot { loaded: None }
+    /// Nothing loaded yet; programs will run on `backend` (`None`: the interpreter).
+    pub fn new(backend: Option<ExecBackend>) -> ProgramSlot {
+        ProgramSlot {
+            backend,
+            loaded: None,
+            reference: None,
+        }
     }
 
     fn get(&mut self, db: &Database, file: File) -> &mut Result<Box<dyn Program>, LoadError> {
-        self.loaded
+        let backend = self.backend;
+        self.loaded.get_or_insert_with(|| match backend {
+            None => engine::load_interpreter(db, file),
+            Some(b) => engine::load_compiled(db, file, b),
+        })
+    }
+
+    /// The interpreter, when the program runs elsewhere.
+    fn reference(&mut self, db: &Database, file: File) -> Option<&mut Box<dyn Program>> {
+        self.backend?;
+        self.reference
             .get_or_insert_with(|| engine::load_interpreter(db, file))
+            .as_mut()
+            .ok()
     }
 }
 
@@ -140,6 +160,7 @@ pub fn check_compiles(
         Ok(_) => judge_compile(db, &[], expect_error),
         Err(LoadError::Compile(diags)) => judge_compile(db, diags, expect_error),
         Err(LoadError::Unavailable(u)) => Verdict::fail(u.to_string()),
+        Err(e @ LoadError::NoDevice(_)) => Verdict::fail(e.to_string()),
     }
 }
 
@@ -151,8 +172,8 @@ pub fn run_case(
     entry: &str,
     case: &RunCase,
 ) -> Verdict {
-    let program = match slot.get(db, file) {
-        Ok(p) => p,
+    match slot.get(db, file) {
+        Ok(_) => {}
         Err(LoadError::Compile(diags)) => {
             return Verdict::fail(format!(
                 "the program does not compile: {}",
@@ -160,13 +181,54 @@ pub fn run_case(
             ));
         }
         Err(LoadError::Unavailable(u)) => return Verdict::fail(u.to_string()),
-    };
+        Err(e @ LoadError::NoDevice(_)) => return Verdict::fail(e.to_string()),
+    }
     let dir = file
         .path(db)
         .parent()
         .unwrap_or(Path::new("."))
         .to_path_buf();
-    run_loaded(program.as_mut(), &dir, entry, case)
+    if matches!(case.expect, Expectation::Auto) && slot.backend.is_some() {
+        return run_against_reference(db, file, slot, &dir, entry, case);
+    }
+    match slot.get(db, file) {
+        Ok(program) => run_loaded(program.as_mut(), &dir, entry, case),
+        Err(_) => Verdict::fail("the program did not load"),
+    }
+}
+
+/// An `auto output` case on a compiled backend: the interpreter's result is the expected one.
+fn run_against_reference(
+    db: &Database,
+    file: File,
+    slot: &mut ProgramSlot,
+    dir: &Path,
+    entry: &str,
+    case: &RunCase,
+) -> Verdict {
+    let args = match case_inputs(dir, &case.input) {
+        Ok(args) => args,
+        Err(e) => return Verdict::fail(e.to_string()),
+    };
+    let expected = match slot.reference(db, file) {
+        Some(reference) => reference.call(entry, args.clone()),
+        None => return Verdict::fail("auto output: the interpreter cannot load the program"),
+    };
+    let got = match slot.get(db, file) {
+        Ok(program) => program.call(entry, args),
+        Err(_) => return Verdict::fail("the program did not load"),
+    };
+    match (expected, got) {
+        (Ok(expected), Ok(got)) => compare(&expected, &got),
+        (Err(_), Err(_)) => {
+            Verdict::pass_with("auto output: both the interpreter and the backend failed")
+        }
+        (Err(e), Ok(_)) => Verdict::fail(format!(
+            "auto output: the interpreter failed, the backend succeeded:\n{}",
+            e.message
+        )),
+        (Ok(_), Err(e)) => Verdict::fail(format!("run-time error:\n{}", e.message)),
+    }
 }
 
 /// Runs one case on `entry` of a loaded program; `dir` is the program's directory.

@@ -6,7 +6,7 @@ use std::fmt;
 use clap::ValueEnum;
 use futhark_testspec::RunMode;
 
-use crate::engine::{self, Stage, Unavailable};
+use crate::engine::{self, ExecBackend, Stage, Unavailable};
 
 /// How far the runner takes each program.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -17,6 +17,8 @@ pub enum Mode {
     Typecheck,
     /// Run every case on the reference interpreter and check the results.
     Interp,
+    /// Run every case compiled to kernels, on the CPU executor (the GPU path without a GPU).
+    Ir,
     /// Run every case compiled for the GPU.
     Cuda,
 }
@@ -28,6 +30,7 @@ impl Mode {
             Mode::Parse => "parse",
             Mode::Typecheck => "typecheck",
             Mode::Interp => "interp",
+            Mode::Ir => "ir",
             Mode::Cuda => "cuda",
         }
     }
@@ -38,21 +41,37 @@ impl Mode {
             Mode::Parse => None,
             Mode::Typecheck => Some(Stage::TypeChecker),
             Mode::Interp => Some(Stage::Interpreter),
+            Mode::Ir => Some(Stage::Compiled),
             Mode::Cuda => Some(Stage::Cuda),
         }
     }
 
-    /// Fails if this build lacks the stage the mode needs.
-    pub fn check_available(self) -> Result<(), Unavailable> {
-        match self.stage() {
-            Some(stage) => engine::available(stage),
-            None => Ok(()),
+    /// Fails, saying why, if this build lacks the stage the mode needs or (cuda mode) the
+    /// machine has no usable GPU.
+    pub fn check_available(self) -> Result<(), String> {
+        if let Some(stage) = self.stage() {
+            engine::available(stage).map_err(|u: Unavailable| u.to_string())?;
         }
+        if self == Mode::Cuda
+            && let Some(reason) = futhark_exec::cuda_unavailable_reason()
+        {
+            return Err(format!("the CUDA backend cannot run here: {reason}"));
+        }
+        Ok(())
     }
 
     /// Whether cases are executed (rather than only whole programs checked).
     pub fn runs_cases(self) -> bool {
-        matches!(self, Mode::Interp | Mode::Cuda)
+        matches!(self, Mode::Interp | Mode::Ir | Mode::Cuda)
+    }
+
+    /// Where cases run in this mode, for the run modes.
+    pub fn exec_backend(self) -> Option<ExecBackend> {
+        match self {
+            Mode::Ir => Some(ExecBackend::Cpu),
+            Mode::Cuda => Some(ExecBackend::Cuda),
+            Mode::Parse | Mode::Typecheck | Mode::Interp => None,
+        }
     }
 
     /// The tag exclusions of this mode plus the user's `--exclude` tags. The checking modes use
@@ -60,7 +79,8 @@ impl Mode {
     pub fn run_mode(self, extra_excludes: &[String]) -> RunMode {
         let mut mode = match self {
             Mode::Interp => RunMode::interpreter(),
-            Mode::Cuda => RunMode::compiled("cuda"),
+            // The CPU executor runs the GPU path, so it skips what the GPU backends skip.
+            Mode::Ir | Mode::Cuda => RunMode::compiled("cuda"),
             Mode::Parse | Mode::Typecheck => RunMode::compiled(self.name()),
         };
         mode.exclude.extend(extra_excludes.iter().cloned());

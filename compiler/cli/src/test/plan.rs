@@ -104,7 +104,7 @@ pub fn plan(source: &str, mode: Mode, run_mode: &RunMode) -> Vec<Item> {
         Mode::Typecheck => vec![Item::whole(Action::Typecheck {
             expect_error: spec.compile_error().map(str::to_string),
         })],
-        Mode::Interp | Mode::Cuda => plan_runs(&spec, run_mode),
+        Mode::Interp | Mode::Ir | Mode::Cuda => plan_runs(&spec, run_mode),
     }
 }
 

@@ -175,7 +175,7 @@ fn test_file(
         Ok(setup) => setup,
         Err(payload) => return Ok(Some(panic_message(payload.as_ref()))),
     };
-    let mut slot = ProgramSlot::new();
+    let mut slot = ProgramSlot::new(mode.exec_backend());
     for (index, item) in items.iter().enumerate().skip(request.start) {
         let outcome = panic::catch_unwind(AssertUnwindSafe(|| match &item.action {
             Action::Parse => Some(exec::check_parse(&db, file)),
@@ -195,7 +195,7 @@ fn test_file(
             Ok(None) => continue,
             Err(payload) => {
                 // A panic may have left a half-loaded program behind: start afresh.
-                slot = ProgramSlot::new();
+                slot = ProgramSlot::new(mode.exec_backend());
                 Verdict::fail(panic_message(payload.as_ref()))
             }
         };

@@ -1,0 +1,55 @@
+//! Where kernels run: the interface the host executor drives, implemented by the CPU
+//! reference backend and by CUDA.
+
+use std::rc::Rc;
+
+use futhark_ir::soacs::KernelDef;
+use futhark_ir::types::PrimType;
+use futhark_values::Buffer;
+
+use crate::error::Result;
+
+/// Time, launches and bytes of one kernel, for `--profile`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct KernelProfile {
+    pub name: String,
+    pub launches: u64,
+    pub total_ms: f64,
+    pub bytes: u64,
+}
+
+/// Device memory and kernel launches. Buffers are handles that are cheap to clone; a buffer
+/// is freed when its last handle goes.
+pub trait Backend {
+    type Buf: Clone;
+
+    /// A short name for messages (`cpu`, `cuda`).
+    fn name(&self) -> &'static str;
+
+    /// Prepares the program's kernels (generation, compilation, loading), once.
+    fn prepare(&mut self, kernels: &[KernelDef]) -> Result<()>;
+
+    /// Copies host elements to a new device buffer.
+    fn upload(&mut self, data: &Rc<Buffer>) -> Result<Self::Buf>;
+
+    /// The first `len` elements of a buffer, on the host.
+    fn download(&mut self, buf: &Self::Buf, elem: PrimType, len: usize) -> Result<Rc<Buffer>>;
+
+    /// A fresh buffer of `len` elements (contents unspecified).
+    fn alloc(&mut self, elem: PrimType, len: usize) -> Result<Self::Buf>;
+
+    /// A buffer that no other value shares, so a kernel may update it in place: `buf`
+    /// itself when it is not shared, else a copy of its first `len` elements.
+    fn unique(&mut self, buf: Self::Buf, elem: PrimType, len: usize) -> Result<Self::Buf>;
+
+    /// Runs the kernels of `kernel` in order. `arrays` holds one buffer per array the
+    /// kernel program declares (in declaration order), each large enough for its shape
+    /// under `sizes` (one value per size parameter).
+    fn launch(&mut self, kernel: &KernelDef, sizes: &[i64], arrays: &mut [Self::Buf])
+    -> Result<()>;
+
+    /// Per-kernel statistics so far (empty where the backend does not measure).
+    fn profile(&mut self) -> Result<Vec<KernelProfile>> {
+        Ok(Vec::new())
+    }
+}

@@ -1,0 +1,30 @@
+//! Runs kernel-stage programs (`futhark_db::compile(.., IrStage::Kernels)`): a host-code
+//! executor over a [`Backend`] that runs the kernels, either the CPU reference backend
+//! ([`CpuBackend`], what CI tests lowering and optimisation with) or CUDA ([`CudaBackend`]).
+//!
+//! Host code is interpreted statement by statement. Arrays are typed flat buffers with a
+//! shape; those made by kernels stay in the backend's memory and are copied to the host
+//! only when host code needs their elements (indexing, updates, results).
+
+mod array_ops;
+mod backend;
+mod cpu;
+mod cuda;
+mod entry;
+mod error;
+mod host;
+mod host_ops;
+mod kernel_ops;
+mod prim;
+mod special;
+mod value;
+
+pub use backend::{Backend, KernelProfile};
+pub use cpu::CpuBackend;
+pub use cuda::{CudaBackend, cuda_unavailable_reason};
+pub use error::{ExecError, Result};
+pub use host::Executor;
+pub use value::{Array, Data, Val};
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,352 @@
+//! Executor tests: kernel IR run directly on the CPU backend (every segmented operation),
+//! and small Futhark programs compiled to kernels and run end to end.
+
+use std::rc::Rc;
+
+use futhark_db::{Database, IrStage};
+use futhark_ir::types::{PrimType, PrimValue};
+use futhark_ir::{
+    ArrayDecl, BinOp, Body, CmpOp, Exp, Kernel, KernelProgram, Lambda, Scatter, SegHist, SegMap,
+    SegOp, SegRed, SegScan, SegSpace, Size,
+};
+use futhark_values::{Buffer, Value};
+
+use crate::cpu::run_program;
+use crate::{CpuBackend, ExecError, Executor};
+
+fn decl(name: &str, elem: PrimType, shape: Vec<Size>) -> ArrayDecl {
+    ArrayDecl {
+        name: name.into(),
+        elem,
+        shape,
+    }
+}
+
+/// A 2-D space `[n][m]` with indices `i`, `j` and flat index `f`.
+fn space2() -> SegSpace {
+    SegSpace {
+        flat: "f".into(),
+        dims: vec![
+            ("i".into(), Size::param("n")),
+            ("j".into(), Size::param("m")),
+        ],
+    }
+}
+
+fn program(arrays: Vec<ArrayDecl>, op: SegOp) -> KernelProgram {
+    KernelProgram {
+        sizes: vec!["n".into(), "m".into()],
+        arrays,
+        kernels: vec![Kernel {
+            name: "k".into(),
+            op,
+        }],
+    }
+}
+
+fn run(prog: &KernelProgram, sizes: &[i64], arrays: Vec<Buffer>) -> Vec<Buffer> {
+    futhark_ir::check_program(prog).expect("well-typed kernel program");
+    let mut bufs: Vec<Rc<Buffer>> = arrays.into_iter().map(Rc::new).collect();
+    run_program(prog, sizes, &mut bufs, None).expect("kernel runs");
+    bufs.into_iter().map(|b| (*b).clone()).collect()
+}
+
+fn read_xs() -> Exp {
+    Exp::read("xs", Exp::var("f"))
+}
+
+#[test]
+fn segmented_reduction_combines_each_row_in_order() {
+    // Subtraction is not associative, but the in-order fold makes the result predictable:
+    // each row's sum, via a + b.
+    let op = SegOp::Red(SegRed {
+        space: space2(),
+        body: Body::results(vec![read_xs()]),
+        op: Lambda::binop(BinOp::Add, PrimType::I32),
+        neutral: vec![PrimValue::I32(0)],
+        commutative: true,
+        outputs: vec!["out".into()],
+    });
+    let prog = program(
+        vec![
+            decl(
+                "xs",
+                PrimType::I32,
+                vec![Size::param("n"), Size::param("m")],
+            ),
+            decl("out", PrimType::I32, vec![Size::param("n")]),
+        ],
+        op,
+    );
+    let out = run(
+        &prog,
+        &[2, 3],
+        vec![Buffer::I32(vec![1, 2, 3, 4, 5, 6]), Buffer::I32(vec![0; 2])],
+    );
+    assert_eq!(out[1], Buffer::I32(vec![6, 15]));
+    // Empty rows give the neutral element.
+    let out = run(
+        &prog,
+        &[2, 0],
+        vec![Buffer::I32(vec![]), Buffer::I32(vec![7; 2])],
+    );
+    assert_eq!(out[1], Buffer::I32(vec![0, 0]));
+}
+
+#[test]
+fn segmented_scan_restarts_at_each_row() {
+    let op = SegOp::Scan(SegScan {
+        space: space2(),
+        body: Body::results(vec![read_xs()]),
+        op: Lambda::binop(BinOp::Add, PrimType::I64),
+        neutral: vec![PrimValue::I64(0)],
+        outputs: vec!["out".into()],
+    });
+    let prog = program(
+        vec![
+            decl(
+                "xs",
+                PrimType::I64,
+                vec![Size::param("n"), Size::param("m")],
+            ),
+            decl(
+                "out",
+                PrimType::I64,
+                vec![Size::param("n"), Size::param("m")],
+            ),
+        ],
+        op,
+    );
+    let out = run(
+        &prog,
+        &[2, 3],
+        vec![Buffer::I64(vec![1, 2, 3, 4, 5, 6]), Buffer::I64(vec![0; 6])],
+    );
+    assert_eq!(out[1], Buffer::I64(vec![1, 3, 6, 4, 9, 15]));
+}
+
+#[test]
+fn segmap_writes_every_point() {
+    let op = SegOp::Map(SegMap {
+        space: space2(),
+        body: Body::results(vec![Exp::var("i").times(Exp::i64(10)).plus(Exp::var("j"))]),
+        outputs: vec!["out".into()],
+    });
+    let prog = program(
+        vec![decl(
+            "out",
+            PrimType::I64,
+            vec![Size::param("n"), Size::param("m")],
+        )],
+        op,
+    );
+    let out = run(&prog, &[2, 2], vec![Buffer::I64(vec![0; 4])]);
+    assert_eq!(out[0], Buffer::I64(vec![0, 1, 10, 11]));
+}
+
+#[test]
+fn histogram_ignores_out_of_range_buckets() {
+    let flat = SegSpace::flat("f", Size::param("n"));
+    let op = SegOp::Hist(SegHist {
+        space: flat,
+        body: Body::results(vec![Exp::read("is", Exp::var("f")), Exp::i32(1)]),
+        op: Lambda::binop(BinOp::Add, PrimType::I32),
+        neutral: vec![PrimValue::I32(0)],
+        num_buckets: Size::param("m"),
+        dests: vec!["h".into()],
+    });
+    let prog = program(
+        vec![
+            decl("is", PrimType::I64, vec![Size::param("n")]),
+            decl("h", PrimType::I32, vec![Size::param("m")]),
+        ],
+        op,
+    );
+    let out = run(
+        &prog,
+        &[6, 3],
+        vec![
+            Buffer::I64(vec![0, 2, 2, -1, 3, 2]),
+            Buffer::I32(vec![10, 0, 0]),
+        ],
+    );
+    assert_eq!(out[1], Buffer::I32(vec![11, 0, 3]));
+}
+
+#[test]
+fn scatter_ignores_out_of_range_writes() {
+    let flat = SegSpace::flat("f", Size::param("n"));
+    let op = SegOp::Scatter(Scatter {
+        space: flat,
+        body: Body::results(vec![
+            Exp::read("is", Exp::var("f")),
+            Exp::conv(PrimType::F32, Exp::var("f")),
+        ]),
+        dests: vec!["d".into()],
+    });
+    let prog = program(
+        vec![
+            decl("is", PrimType::I64, vec![Size::param("n")]),
+            decl("d", PrimType::F32, vec![Size::param("m")]),
+        ],
+        op,
+    );
+    let out = run(
+        &prog,
+        &[3, 2],
+        vec![Buffer::I64(vec![1, 5, -3]), Buffer::F32(vec![9.0, 9.0])],
+    );
+    assert_eq!(out[1], Buffer::F32(vec![9.0, 0.0]));
+}
+
+#[test]
+fn kernel_loops_and_branches_run_sequentially() {
+    // out[f] = sum of 0..f, but only for even f (odd points give -1).
+    use futhark_ir::Stm;
+    let flat = SegSpace::flat("f", Size::param("n"));
+    let body = Body::new(
+        vec![
+            Stm::Mut {
+                name: "acc".into(),
+                ty: PrimType::I64,
+                init: Exp::i64(0),
+            },
+            Stm::For {
+                var: "k".into(),
+                bound: Exp::var("f"),
+                body: vec![Stm::Assign {
+                    name: "acc".into(),
+                    exp: Exp::var("acc").plus(Exp::var("k")),
+                }],
+            },
+            Stm::If {
+                cond: Exp::cmp(
+                    CmpOp::Eq,
+                    Exp::bin(BinOp::Rem, Exp::var("f"), Exp::i64(2)),
+                    Exp::i64(1),
+                ),
+                then_branch: vec![Stm::Assign {
+                    name: "acc".into(),
+                    exp: Exp::i64(-1),
+                }],
+                else_branch: vec![],
+            },
+        ],
+        vec![Exp::var("acc")],
+    );
+    let op = SegOp::Map(SegMap {
+        space: flat,
+        body,
+        outputs: vec!["out".into()],
+    });
+    let prog = program(vec![decl("out", PrimType::I64, vec![Size::param("n")])], op);
+    let out = run(&prog, &[5, 0], vec![Buffer::I64(vec![0; 5])]);
+    assert_eq!(out[0], Buffer::I64(vec![0, -1, 1, -1, 6]));
+}
+
+/// Compiles `src` to kernels and runs `entry` on the CPU executor.
+fn run_source(src: &str, entry: &str, args: Vec<Value>) -> Result<Vec<Value>, ExecError> {
+    let mut db = Database::new();
+    let file = db.set_file("test.fut", src);
+    let prog = futhark_db::compile(&db, file, IrStage::Kernels)
+        .unwrap_or_else(|e| panic!("does not compile: {:?}", e.diagnostics(&db, file)));
+    let mut exec = Executor::new(prog, CpuBackend::new())?;
+    exec.call_entry(entry, args)
+}
+
+#[test]
+fn programs_with_loops_branches_and_calls_run() {
+    let src = "
+def fact (n: i64): i64 = if n <= 1 then 1 else n * fact (n - 1)
+def step (xs: []i64) = map (\\x -> x * 2) xs
+entry main (n: i64) (xs: []i64) =
+  let ys = loop ys = xs for _i < n do step ys
+  let s = reduce (+) 0 ys
+  in (fact 5, s, scan (+) 0 ys)
+";
+    let got = run_source(
+        src,
+        "main",
+        vec![Value::scalar(2i64), Value::from_vec1(vec![1i64, 2, 3])],
+    )
+    .expect("runs");
+    assert_eq!(got[0], Value::scalar(120i64));
+    assert_eq!(got[1], Value::scalar(24i64));
+    assert_eq!(got[2], Value::from_vec1(vec![4i64, 12, 24]));
+}
+
+#[test]
+fn while_loops_and_histograms_run() {
+    let src = "
+entry main (xs: []i64) =
+  let h = hist (+) 0i32 4 xs (map (const 1) xs)
+  let k = loop k = 1i64 while k < 100 do k * 3
+  in (h, k)
+";
+    let got = run_source(
+        src,
+        "main",
+        vec![Value::from_vec1(vec![0i64, 3, 3, 9, -1, 1])],
+    );
+    let got = got.expect("runs");
+    assert_eq!(got[0], Value::from_vec1(vec![1i32, 1, 0, 2]));
+    assert_eq!(got[1], Value::scalar(243i64));
+}
+
+#[test]
+fn run_time_errors_use_futharks_wording() {
+    let oob = run_source(
+        "entry main (xs: []i32) (i: i64) = xs[i]",
+        "main",
+        vec![Value::from_vec1(vec![1i32, 2]), Value::scalar(5i64)],
+    );
+    let msg = oob.expect_err("out of bounds").to_string();
+    assert!(
+        msg.contains("Index [5] out of bounds for array of shape [2]"),
+        "{msg}"
+    );
+
+    let div = run_source(
+        "entry main (x: i32) (y: i32) = x / y",
+        "main",
+        vec![Value::scalar(1i32), Value::scalar(0i32)],
+    );
+    assert!(
+        div.expect_err("division")
+            .to_string()
+            .contains("division by zero")
+    );
+
+    let asserted = run_source(
+        "entry main (x: i32) = assert (x > 0) x",
+        "main",
+        vec![Value::scalar(-1i32)],
+    );
+    let msg = asserted.expect_err("assertion").to_string();
+    assert!(msg.contains("Assertion is false"), "{msg}");
+}
+
+#[test]
+fn entry_arguments_are_checked() {
+    let r = run_source("entry main (xs: []i32) = xs", "main", vec![]);
+    assert!(matches!(r, Err(ExecError::Args(_))));
+    let r = run_source(
+        "entry main (xs: []i32) = xs",
+        "main",
+        vec![Value::scalar(1.0f32)],
+    );
+    assert!(matches!(r, Err(ExecError::Args(_))));
+    let r = run_source("entry main (xs: []i32) = xs", "nope", vec![]);
+    assert!(matches!(r, Err(ExecError::Args(_))));
+}
+
+#[test]
+fn cuda_backend_says_why_it_cannot_run() {
+    // Without a driver (CI), opening fails with the reason instead of panicking.
+    if let Some(reason) = crate::cuda_unavailable_reason() {
+        let err = crate::CudaBackend::open(0)
+            .err()
+            .expect("no device, no backend");
+        assert_eq!(err, ExecError::Backend(reason));
+    }
+}
