@@ -49,6 +49,9 @@ template <typename T> static __device__ __forceinline__ T fut_abs(T a) { return 
 static __device__ __forceinline__ f32 fut_abs(f32 a) { return fabsf(a); }
 static __device__ __forceinline__ f64 fut_abs(f64 a) { return fabs(a); }
 template <typename T> static __device__ __forceinline__ T fut_signum(T a) { return (T)((a > 0) - (a < 0)); }
+// Floats keep NaN (and the sign of zero does not matter): signum nan = nan, as in Futhark.
+static __device__ __forceinline__ float fut_signum(float a) { return a != a ? a : (float)((a > 0) - (a < 0)); }
+static __device__ __forceinline__ double fut_signum(double a) { return a != a ? a : (double)((a > 0) - (a < 0)); }
 
 // Integer power by squaring; negative exponents give 0 except for bases 1 and -1.
 template <typename T> static __device__ __forceinline__ T fut_ipow(T b, T e) {
