@@ -20,7 +20,7 @@ mod special;
 mod value;
 
 pub use backend::{Backend, KernelProfile};
-pub use cpu::CpuBackend;
+pub use cpu::{CpuBackend, run_program as run_kernel_program};
 pub use cuda::{CudaBackend, cuda_unavailable_reason};
 pub use error::{ExecError, Result};
 pub use host::Executor;
