@@ -89,6 +89,21 @@ impl CudaBackend {
         })
     }
 
+    /// Opens the first `count` visible GPUs (all of them when `None`, or as many as
+    /// `FUTHARK_GPUS` says when it is set). Until the multi-GPU runtime lands this uses
+    /// the first GPU only, and [`CudaBackend::gpu_count`] says so.
+    pub fn open_gpus(count: Option<usize>) -> Result<CudaBackend> {
+        if count == Some(0) {
+            return Err(ExecError::Backend("at least one GPU is needed".into()));
+        }
+        CudaBackend::open(0)
+    }
+
+    /// How many GPUs launches are spread over.
+    pub fn gpu_count(&self) -> usize {
+        1
+    }
+
     /// A description of the device, for messages.
     pub fn device_name(&self) -> String {
         format!("{} ({})", self.gpu.info.name, self.gpu.info.arch())
