@@ -2,9 +2,12 @@
 //!
 //! The analysis lives in `futhark-ide`; this crate converts between the protocol and the
 //! analysis's byte offsets (`line_index.rs`, `uris.rs`), keeps the server state and
-//! routes requests (`server.rs`), with one thin handler per request (`handlers/`).
+//! routes requests (`server.rs`), with one thin handler per request (`handlers/`). Running
+//! `-- >>>` examples uses the REPL's session (`eval.rs`).
 
+mod config;
 mod edits;
+mod eval;
 mod handlers;
 mod line_index;
 mod server;

@@ -23,7 +23,9 @@ use tower_lsp_server::jsonrpc::{Error, ErrorCode, Result};
 use tower_lsp_server::ls_types::*;
 use tower_lsp_server::{Client, LanguageServer};
 
+use crate::config::Config;
 use crate::edits::{apply_change, shift_diagnostics};
+use crate::eval;
 use crate::handlers::{self, show_view::Which};
 use crate::snapshot::Snapshot;
 use crate::uris::{UriMap, materialize_prelude};
@@ -55,6 +57,12 @@ struct State {
     /// Per document: the version and diagnostics last published (a new version is always
     /// published, so a client can tell its edit was seen).
     published: HashMap<Uri, (i32, Vec<Diagnostic>)>,
+    config: Config,
+    /// Whether the client re-asks for code lenses when told to (`workspace/codeLens/refresh`).
+    lens_refresh: bool,
+    /// The one-line result of each `-- >>>` example run since the last change, by document
+    /// and expression, for the lens titles.
+    run_results: HashMap<Uri, HashMap<String, String>>,
 }
 
 struct Inner {
@@ -85,6 +93,9 @@ impl Server {
                     checked_generation: 0,
                     published_generation: 0,
                     published: HashMap::new(),
+                    config: Config::default(),
+                    lens_refresh: false,
+                    run_results: HashMap::new(),
                 }),
                 publish: tokio::sync::Mutex::new(()),
             }),
@@ -135,12 +146,19 @@ impl Server {
             let mut st = self.state();
             f(&mut st);
             st.generation += 1;
+            // A result shown in a lens may no longer hold.
+            let shown = !st.run_results.is_empty();
+            st.run_results.clear();
+            shown && st.lens_refresh
         };
-        match tokio::runtime::Handle::try_current() {
+        let refresh_lenses = match tokio::runtime::Handle::try_current() {
             Ok(h) if h.runtime_flavor() == tokio::runtime::RuntimeFlavor::MultiThread => {
                 tokio::task::block_in_place(apply)
             }
             _ => apply(),
+        };
+        if refresh_lenses {
+            self.refresh_lenses();
         }
         let server = self.clone();
         tokio::spawn(async move { server.publish_diagnostics().await });
@@ -258,6 +276,13 @@ impl Server {
                 }
             }
         });
+    }
+
+    /// Asks the client to request code lenses again (not awaited: it answers in its own
+    /// time).
+    fn refresh_lenses(&self) {
+        let client = self.inner.client.clone();
+        tokio::spawn(async move { client.code_lens_refresh().await });
     }
 
     pub async fn show_ir(&self, params: Value) -> Result<Value> {
@@ -391,6 +416,13 @@ impl LanguageServer for Server {
             let mut st = self.state();
             st.roots = roots;
             st.uris = Arc::new(UriMap::new(prelude_dir));
+            st.config = Config::from_client(params.initialization_options.as_ref());
+            st.lens_refresh = params
+                .capabilities
+                .workspace
+                .as_ref()
+                .and_then(|w| w.code_lens.as_ref()?.refresh_support)
+                .unwrap_or(false);
         }
         Ok(InitializeResult {
             server_info: Some(ServerInfo {
@@ -575,21 +607,51 @@ impl LanguageServer for Server {
     }
 
     async fn code_lens(&self, params: CodeLensParams) -> Result<Option<Vec<CodeLens>>> {
-        self.run(move |s| handlers::code_lens::handle(s, params))
+        let results = self
+            .state()
+            .run_results
+            .get(&params.text_document.uri)
+            .cloned()
+            .unwrap_or_default();
+        self.run(move |s| handlers::code_lens::handle(s, params, &results))
             .await
     }
 
+    /// Runs a `-- >>>` example: the program is collected on a snapshot, then evaluated on
+    /// its own thread with the time limit, holding no snapshot (edits go on meanwhile).
     async fn execute_command(&self, params: ExecuteCommandParams) -> Result<Option<LSPAny>> {
-        let (message, is_error) = self
-            .run(move |s| handlers::execute_command::handle(s, params))
+        let generation = self.state().generation;
+        let (uri, job) = self
+            .run(move |s| handlers::execute_command::prepare(s, params))
             .await?;
-        let kind = if is_error {
-            MessageType::WARNING
-        } else {
-            MessageType::INFO
+        let config = self.state().config.clone();
+        let report = eval::run(job, config.run_timeout).await;
+        let refresh = {
+            let mut st = self.state();
+            let current = st.generation == generation;
+            if current {
+                st.run_results
+                    .entry(uri)
+                    .or_default()
+                    .insert(report.expr.clone(), report.headline());
+            }
+            current && st.lens_refresh
         };
-        self.inner.client.show_message(kind, &message).await;
-        Ok(Some(Value::String(message)))
+        if refresh {
+            self.refresh_lenses();
+        }
+        if config.run_show_message {
+            let (kind, text) = if report.is_error() {
+                (MessageType::WARNING, report.message())
+            } else {
+                (
+                    MessageType::INFO,
+                    format!("{} ⇒ {}", report.expr, report.headline()),
+                )
+            };
+            self.inner.client.show_message(kind, text).await;
+        }
+        Ok(Some(report.to_json()))
     }
 }
 
@@ -635,7 +697,7 @@ fn capabilities() -> ServerCapabilities {
             resolve_provider: Some(false),
         }),
         execute_command_provider: Some(ExecuteCommandOptions {
-            commands: vec![handlers::code_lens::EVAL_COMMAND.to_string()],
+            commands: vec![handlers::code_lens::RUN_COMMAND.to_string()],
             work_done_progress_options: WorkDoneProgressOptions::default(),
         }),
         ..ServerCapabilities::default()

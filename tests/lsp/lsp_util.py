@@ -72,6 +72,14 @@ def _record_diagnostics(client: pytest_lsp.client.LanguageClient, params: types.
 pytest_lsp.client.DEFAULT_CLIENT_FEATURES[types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS] = _record_diagnostics
 
 
+def _count_lens_refresh(client: pytest_lsp.client.LanguageClient, params: None):
+    """Answers workspace/codeLens/refresh (the VS Code capabilities announce it), counting."""
+    client.__dict__["lens_refreshes"] = client.__dict__.get("lens_refreshes", 0) + 1
+
+
+pytest_lsp.client.DEFAULT_CLIENT_FEATURES[types.WORKSPACE_CODE_LENS_REFRESH] = _count_lens_refresh
+
+
 async def diagnostics_for(client, uri: str, version: int, timeout: float = 20.0, until=None):
     """Waits until diagnostics for `uri` at `version` have been published (and satisfy
     `until`, if given); returns them. The server publishes each version twice at most:

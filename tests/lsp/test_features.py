@@ -204,10 +204,11 @@ async def test_code_lens_and_run(client, workspace):
         types.CodeLensParams(text_document=types.TextDocumentIdentifier(uri=uri))
     )
     assert len(lenses) == 1 and lenses[0].command.arguments[1] == "quad 3"
+    assert lenses[0].range.start.line == 3
     result = await client.workspace_execute_command_async(
         types.ExecuteCommandParams(command=lenses[0].command.command, arguments=lenses[0].command.arguments)
     )
-    assert "not available yet" in result
+    assert (result["value"], result["type"]) == ("18", "i32"), result
 
 
 async def test_workspace_symbols(client, workspace):

@@ -1,6 +1,11 @@
-//! Code lenses: a "run" lens over every `-- >>> expr` comment, which evaluates `expr` in
-//! the context of the file. Evaluation is a hook ([`eval_comment`]) that answers "not
-//! available" until the interpreter is usable.
+//! Code lenses: a "run" lens over every `-- >>> expr` comment. Evaluating the expression
+//! is not analysis; the language server does it with the REPL's session. Here: where the
+//! examples are, and what output the comments after one expect (as in doc-tests):
+//!
+//! ```text
+//! -- >>> double 3
+//! -- 6
+//! ```
 
 use futhark_db::{Db, File};
 
@@ -13,51 +18,68 @@ pub struct CodeLens {
     pub range: TextRange,
     /// The expression to evaluate, as written after `>>>`.
     pub expr: String,
-}
-
-/// What evaluating a `-- >>>` expression gave.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum EvalOutcome {
-    /// The value, printed as Futhark's interpreter prints it.
-    Value(String),
-    /// A run-time or type error, with its message.
-    Error(String),
-    /// Evaluation is not possible in this build.
-    Unavailable(String),
+    /// The output the comment lines right after it give, one line each, if any.
+    pub expected: Option<String>,
 }
 
 /// Every `-- >>> expr` comment in `file`.
 pub fn code_lenses(db: &dyn Db, file: File) -> Vec<CodeLens> {
     let text = file.text(db);
-    let mut out = Vec::new();
+    let mut out: Vec<CodeLens> = Vec::new();
+    // The expected lines of the example just seen, while they continue.
+    let mut expecting: Option<Vec<&str>> = None;
     let mut line_start = 0usize;
     for line in text.split_inclusive('\n') {
         let trimmed = line.trim_start();
-        let indent = line.len() - trimmed.len();
-        if let Some(rest) = trimmed.strip_prefix("--")
-            && let Some(expr) = rest.trim_start().strip_prefix(">>>")
-        {
-            let expr = expr.trim();
-            if !expr.is_empty() {
-                let start = (line_start + indent) as u32;
-                let end = (line_start + line.trim_end().len()) as u32;
-                out.push(CodeLens {
-                    range: TextRange::new(start, end),
-                    expr: expr.to_string(),
-                });
+        let comment = trimmed.strip_prefix("--").filter(|r| !r.starts_with('-'));
+        let example = comment.and_then(|r| r.trim_start().strip_prefix(">>>"));
+        match (comment, example) {
+            (_, Some(expr)) => {
+                finish(&mut out, expecting.take());
+                let expr = expr.trim();
+                if !expr.is_empty() {
+                    let indent = line.len() - trimmed.len();
+                    out.push(CodeLens {
+                        range: TextRange::new(
+                            (line_start + indent) as u32,
+                            (line_start + line.trim_end().len()) as u32,
+                        ),
+                        expr: expr.to_string(),
+                        expected: None,
+                    });
+                    expecting = Some(Vec::new());
+                }
             }
+            // A doc comment's `|` or an empty comment line ends the expected output.
+            (Some(rest), None) if expecting.is_some() => {
+                let rest = rest.trim();
+                if rest.is_empty() || rest.starts_with('|') {
+                    finish(&mut out, expecting.take());
+                } else if let Some(lines) = expecting.as_mut() {
+                    lines.push(rest);
+                }
+            }
+            _ => finish(&mut out, expecting.take()),
         }
         line_start += line.len();
     }
+    finish(&mut out, expecting);
     out
 }
 
-/// Evaluates `expr` with the definitions of `file` in scope.
-pub fn eval_comment(db: &dyn Db, file: File, expr: &str) -> EvalOutcome {
-    let _ = (db, file, expr);
-    EvalOutcome::Unavailable(
-        "not available yet: the interpreter is not built into the language server".to_string(),
-    )
+/// Gives the last lens the expected lines collected after it.
+fn finish(out: &mut [CodeLens], lines: Option<Vec<&str>>) {
+    if let (Some(lens), Some(lines)) = (out.last_mut(), lines)
+        && !lines.is_empty()
+    {
+        lens.expected = Some(lines.join("\n"));
+    }
+}
+
+/// Whether a printed value is the expected output, ignoring differences in white space
+/// (an expected array may be wrapped over several comment lines).
+pub fn example_matches(expected: &str, printed: &str) -> bool {
+    expected.split_whitespace().eq(printed.split_whitespace())
 }
 
 #[cfg(test)]
@@ -74,9 +96,10 @@ mod tests {
             .iter()
             .map(|l| {
                 format!(
-                    "{:?} {}",
+                    "{:?} {} => {:?}",
                     &text[l.range.start as usize..l.range.end as usize],
-                    l.expr
+                    l.expr,
+                    l.expected
                 )
             })
             .collect();
@@ -84,26 +107,61 @@ mod tests {
     }
 
     #[test]
-    fn finds_eval_comments() {
+    fn finds_examples() {
         check(
             r#"
 -- | Doubles.
 -- >>> double 2
 def double x = x * 2
   -- >>>   double (double 3)
+
 -- >> not this
+--- >>> nor this
 -- >>>
 "#,
             expect![[r#"
-                "-- >>> double 2" double 2
-                "-- >>>   double (double 3)" double (double 3)"#]],
+                "-- >>> double 2" double 2 => None
+                "-- >>>   double (double 3)" double (double 3) => None"#]],
         );
     }
 
     #[test]
-    fn evaluation_waits_for_the_interpreter() {
-        let f = Fixture::new("def x = 1\n");
-        let outcome = super::eval_comment(&f.db, f.file(), "x");
-        assert!(matches!(outcome, super::EvalOutcome::Unavailable(_)));
+    fn collects_expected_output() {
+        check(
+            r#"
+-- >>> double 2
+-- 4
+-- >>> [double 1,
+-- >>> iota 3
+-- [0, 1,
+--  2]
+--
+-- not expected any more
+-- >>> 1
+-- | 1
+def double (x: i32) = x * 2
+"#,
+            expect![[r#"
+                "-- >>> double 2" double 2 => Some("4")
+                "-- >>> [double 1," [double 1, => None
+                "-- >>> iota 3" iota 3 => Some("[0, 1,\n2]")
+                "-- >>> 1" 1 => None"#]],
+        );
+    }
+
+    #[test]
+    fn offsets_are_bytes_after_multibyte_text() {
+        let f = Fixture::new("-- ünïcode\n-- >>> x\ndef x = 1\n");
+        let lenses = super::code_lenses(&f.db, f.file());
+        assert_eq!(lenses.len(), 1);
+        let r = lenses[0].range;
+        assert_eq!(&f.text()[r.start as usize..r.end as usize], "-- >>> x");
+    }
+
+    #[test]
+    fn matching_ignores_white_space() {
+        assert!(super::example_matches("[0, 1,\n2]", "[0, 1, 2]"));
+        assert!(!super::example_matches("[0, 1]", "[0, 2]"));
+        assert!(!super::example_matches("4", "4i32"));
     }
 }

@@ -41,7 +41,7 @@ mod fixture;
 
 use futhark_db::File;
 
-pub use code_lens::{CodeLens, EvalOutcome, code_lenses, eval_comment};
+pub use code_lens::{CodeLens, code_lenses, example_matches};
 pub use completion::{CompletionItem, CompletionKind, completions};
 pub use defs::{Def, DefKind};
 pub use diagnostics::{diagnostics, syntax_diagnostics, type_diagnostics};

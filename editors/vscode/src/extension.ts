@@ -1,5 +1,6 @@
-// The Futhark extension: starts futhark-lsp, shows its state in the status bar, and opens
-// the IR and CUDA views as read-only virtual documents.
+// The Futhark extension: starts futhark-lsp, shows its state in the status bar, opens the
+// IR and CUDA views as read-only virtual documents, and shows what running a `-- >>> expr`
+// example gave.
 
 import * as path from 'path';
 import * as vscode from 'vscode';
@@ -25,6 +26,29 @@ interface ViewResult {
   definition: string | null;
   /** The IR stage shown; null for CUDA. */
   stage: string | null;
+}
+
+/** The command of the "▶ Run" code lens over `-- >>> expr` comments (run by the server). */
+const RUN_COMMAND = 'futhark.runExample';
+
+/** The answer of `futhark.runExample`. */
+interface RunResult {
+  expr: string;
+  /** `value`, `error` or `timeout`. */
+  status: string;
+  value: string | null;
+  type: string | null;
+  /** The comment's expected output, and whether the value matches it. */
+  expected: string | null;
+  matches: boolean | null;
+  /** One line: the value and type, or the error. */
+  headline: string;
+  /** Everything: trace lines, then the value or the rendered error. */
+  message: string;
+}
+
+function isRunResult(x: unknown): x is RunResult {
+  return typeof x === 'object' && x !== null && typeof (x as RunResult).headline === 'string';
 }
 
 /** The IR stages `futhark/showIR` accepts, as offered in the quick pick. */
@@ -64,19 +88,41 @@ class ViewProvider implements vscode.TextDocumentContentProvider {
 
 let client: LanguageClient | undefined;
 let status: vscode.StatusBarItem;
+let runOutput: vscode.OutputChannel | undefined;
 const views = new ViewProvider();
+
+/** Shows a run's result: all of it in the output channel, one line as a notification. */
+function showRun(result: unknown): void {
+  if (!isRunResult(result)) {
+    return;
+  }
+  runOutput ??= vscode.window.createOutputChannel('Futhark Examples');
+  runOutput.appendLine(result.message);
+  runOutput.appendLine('');
+  const line = `${result.expr} ⇒ ${result.headline}`;
+  const more = 'Show Output';
+  const shown =
+    result.status === 'value' && result.matches !== false
+      ? vscode.window.showInformationMessage(line, more)
+      : vscode.window.showWarningMessage(line, more);
+  void shown.then((picked) => {
+    if (picked === more) {
+      runOutput?.show(true);
+    }
+  });
+}
 
 export async function activate(context: vscode.ExtensionContext): Promise<void> {
   status = vscode.window.createStatusBarItem(vscode.StatusBarAlignment.Left, 0);
   status.command = 'futhark.restartServer';
-  context.subscriptions.push(status);
+  context.subscriptions.push(status, { dispose: () => runOutput?.dispose() });
   context.subscriptions.push(
     vscode.workspace.registerTextDocumentContentProvider(VIEW_SCHEME, views),
     vscode.commands.registerCommand('futhark.showIR', showIR),
     vscode.commands.registerCommand('futhark.showCuda', () => showView('futhark/showCuda', 'cu')),
     vscode.commands.registerCommand('futhark.restartServer', restart),
     vscode.workspace.onDidChangeConfiguration((e) => {
-      if (e.affectsConfiguration('futhark.server')) {
+      if (e.affectsConfiguration('futhark.server') || e.affectsConfiguration('futhark.run')) {
         void restart();
       }
     }),
@@ -107,6 +153,22 @@ async function start(context: vscode.ExtensionContext): Promise<void> {
     ],
     synchronize: {
       fileEvents: vscode.workspace.createFileSystemWatcher('**/*.fut'),
+    },
+    // The extension shows run results itself (below), so the server need not.
+    initializationOptions: {
+      runTimeoutMs: Math.round(1000 * config.get<number>('run.timeoutSeconds', 10)),
+      runShowMessage: false,
+    },
+    middleware: {
+      // The client registers the server's commands; this wraps the lens's command so that
+      // its result (the value, or the error) is shown rather than dropped.
+      executeCommand: async (command, args, next) => {
+        const result = await next(command, args);
+        if (command === RUN_COMMAND) {
+          showRun(result);
+        }
+        return result;
+      },
     },
   };
   client = new LanguageClient('futhark', 'Futhark Language Server', serverOptions, clientOptions);
