@@ -5,14 +5,14 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use clap::Args;
 use futhark_db::{Database, Db};
 use futhark_testspec::{RunMode, TestSpec};
 use serde::Serialize;
 
-use crate::engine::{self, LoadError, Program};
+use crate::engine::{LoadError, Program};
 use crate::run::Backend;
 use crate::test::exec::case_inputs;
 
@@ -34,6 +34,17 @@ pub struct BenchArgs {
     /// Skip datasets and programs carrying this tag.
     #[arg(long)]
     exclude: Vec<String>,
+    /// Time the program on the values in this data file (text or binary format) instead of
+    /// the datasets of its test blocks.
+    #[arg(long, value_name = "FILE")]
+    input: Option<PathBuf>,
+    /// Print per-kernel time, launches and bytes moved (over all runs) to standard error
+    /// after each program (compiled backends).
+    #[arg(long)]
+    profile: bool,
+    /// The entry point to call with `--input`.
+    #[arg(short = 'e', long, default_value = "main", requires = "input")]
+    entry: String,
     /// Programs or directories.
     #[arg(required = true)]
     paths: Vec<PathBuf>,
@@ -54,10 +65,6 @@ struct EntryResult {
 }
 
 pub fn run(args: BenchArgs) -> ExitCode {
-    if matches!(args.backend, Backend::Cuda) {
-        eprintln!("error: the CUDA backend is not available in this build yet");
-        return ExitCode::from(2);
-    }
     let (paths, path_errors) = crate::paths::collect_fut_files(&args.paths);
     for err in &path_errors {
         eprintln!("error: cannot read {err}");
@@ -109,10 +116,10 @@ fn bench_file(
         .runs()
         .filter(|(_, case)| !case.is_excluded(run_mode))
         .collect();
-    if runs.is_empty() {
+    if runs.is_empty() && args.input.is_none() {
         return 0;
     }
-    let mut program = match engine::load_interpreter(&db, file) {
+    let mut program = match crate::run::load(&db, file, args.backend) {
         Ok(program) => program,
         Err(LoadError::Compile(diags)) => {
             eprintln!("{}: does not compile", path.display());
@@ -128,6 +135,38 @@ fn bench_file(
             return 1;
         }
     };
+    if let Some(input) = &args.input {
+        let key = format!("{}:{}", path.display(), args.entry);
+        let name = input.display().to_string();
+        let inputs = match futhark_values::read_file(input) {
+            Ok(v) => v,
+            Err(e) => {
+                eprintln!("{key} {name}: cannot read the input: {e}");
+                return 1;
+            }
+        };
+        let timed = time_dataset(program.as_mut(), &args.entry, &inputs, args);
+        if args.profile {
+            crate::run::print_profile(program.as_mut());
+        }
+        return match timed {
+            Ok(runtimes) => {
+                println!("{key} {name}: {}", summary(&runtimes));
+                results.entry(key).or_default().datasets.insert(
+                    name,
+                    DatasetResult {
+                        runtimes,
+                        bytes: BTreeMap::new(),
+                    },
+                );
+                0
+            }
+            Err(message) => {
+                eprintln!("{key} {name}: failed: {message}");
+                1
+            }
+        };
+    }
     let dir = path.parent().unwrap_or(Path::new("."));
     let mut failures = 0;
     for (entry, case) in runs {
@@ -177,9 +216,7 @@ fn time_dataset(
     while runtimes.len() < args.runs.max(1) && (runtimes.is_empty() || spent < budget) {
         // Copying the arguments is not part of the measured time.
         let args = inputs.to_vec();
-        let start = Instant::now();
-        program.call(entry, args).map_err(|e| e.message)?;
-        let took = start.elapsed();
+        let took = program.time_call(entry, args).map_err(|e| e.message)?;
         spent += took;
         runtimes.push(took.as_micros().try_into().unwrap_or(u64::MAX));
     }

@@ -16,10 +16,11 @@
 //! ([`available`]), so there is no second switch to keep in sync.
 
 use std::fmt;
+use std::time::{Duration, Instant};
 
 use futhark_db::{Database, File};
 pub use futhark_exec::KernelProfile;
-use futhark_exec::{CpuBackend, CudaBackend, Executor};
+use futhark_exec::{CpuBackend, CudaBackend, Executor, Multi};
 use futhark_syntax::Diagnostic;
 use futhark_values::Value;
 
@@ -94,14 +95,23 @@ pub trait Program {
     fn profile(&mut self) -> Option<Result<Vec<KernelProfile>, RunError>> {
         None
     }
+
+    /// The time of one call, as `bench` reports it: compiled backends exclude copying the
+    /// arguments to the device and the results back, as `futhark bench` does.
+    fn time_call(&mut self, entry: &str, args: Vec<Value>) -> Result<Duration, RunError> {
+        let start = Instant::now();
+        self.call(entry, args)?;
+        Ok(start.elapsed())
+    }
 }
 
 /// Where a compiled program runs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ExecBackend {
-    /// Kernels interpreted on the CPU (the reference for the GPU path).
+    /// Kernels interpreted on the CPU (the reference for the GPU path), as many simulated
+    /// devices as `--gpus`/`FUTHARK_GPUS` say (split launches are checked this way).
     Cpu,
-    /// Kernels on the first NVIDIA GPU.
+    /// Kernels on the NVIDIA GPUs (`--gpus`/`FUTHARK_GPUS` of them, else all).
     Cuda,
 }
 
@@ -136,12 +146,25 @@ pub fn load_compiled(
     };
     match backend {
         ExecBackend::Cpu => {
-            let exec =
-                Executor::new(prog, CpuBackend::new()).map_err(|e| load_error(e.to_string()))?;
+            let devices = futhark_exec::gpus_from_env()
+                .map_err(|e| LoadError::NoDevice(e.to_string()))?
+                .unwrap_or(1);
+            let cpu = Multi::new((0..devices).map(|_| CpuBackend::new()).collect())
+                .map_err(|e| load_error(e.to_string()))?;
+            let exec = Executor::new(prog, cpu).map_err(|e| load_error(e.to_string()))?;
+            Ok(Box::new(CompiledProgram { exec }))
+        }
+        // The one-GPU backend alone, without the multi-GPU layer: the baseline the multi-GPU
+        // benchmark compares the 1-GPU path with (bench/multi/device-run.sh).
+        ExecBackend::Cuda if std::env::var_os("FUTHARK_BARE_DEVICE").is_some() => {
+            let gpu = futhark_exec::CudaDevice::open(0)
+                .map_err(|e| LoadError::NoDevice(e.to_string()))?;
+            let exec = Executor::new(prog, gpu).map_err(|e| load_error(e.to_string()))?;
             Ok(Box::new(CompiledProgram { exec }))
         }
         ExecBackend::Cuda => {
-            let gpu = CudaBackend::open(0).map_err(|e| LoadError::NoDevice(e.to_string()))?;
+            let gpu =
+                CudaBackend::open_gpus(None).map_err(|e| LoadError::NoDevice(e.to_string()))?;
             let exec = Executor::new(prog, gpu).map_err(|e| load_error(e.to_string()))?;
             Ok(Box::new(CompiledProgram { exec }))
         }
@@ -174,6 +197,12 @@ impl<B: futhark_exec::Backend> Program for CompiledProgram<B> {
                 .profile()
                 .map_err(|e| RunError::new(e.to_string())),
         )
+    }
+
+    fn time_call(&mut self, entry: &str, args: Vec<Value>) -> Result<Duration, RunError> {
+        self.exec
+            .time_entry(entry, args)
+            .map_err(|e| RunError::new(e.to_string()))
     }
 }
 

@@ -25,6 +25,21 @@ use clap::{Parser, Subcommand};
 struct Cli {
     #[command(subcommand)]
     command: Command,
+    /// GPUs to use (default: `FUTHARK_GPUS`, else every visible GPU). With `--backend ir`
+    /// or `--mode ir`, the number of simulated devices kernels are split over.
+    #[arg(long, global = true, value_name = "N")]
+    gpus: Option<usize>,
+    /// When kernels are split over several GPUs: `auto` (the cost model decides),
+    /// `always` (every kernel that can be) or `never`.
+    #[arg(long, global = true, value_enum, value_name = "WHEN")]
+    split: Option<Split>,
+}
+
+#[derive(Clone, Copy, clap::ValueEnum)]
+enum Split {
+    Auto,
+    Always,
+    Never,
 }
 
 #[derive(Subcommand)]
@@ -51,6 +66,24 @@ enum Command {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    if cli.gpus == Some(0) {
+        eprintln!("error: --gpus must be at least 1");
+        return ExitCode::from(2);
+    }
+    // The backends (and `test`'s worker processes) read these; set before any thread starts.
+    if let Some(n) = cli.gpus {
+        // SAFETY: no other thread exists yet.
+        unsafe { std::env::set_var("FUTHARK_GPUS", n.to_string()) };
+    }
+    if let Some(split) = cli.split {
+        let when = match split {
+            Split::Auto => "auto",
+            Split::Always => "always",
+            Split::Never => "never",
+        };
+        // SAFETY: as above.
+        unsafe { std::env::set_var("FUTHARK_SPLIT", when) };
+    }
     match cli.command {
         Command::Check(args) => check::run(args),
         Command::Test(args) => test::run(args),

@@ -107,7 +107,7 @@ pub fn run(args: RunArgs) -> ExitCode {
 
 /// Loads the program on the chosen backend; `auto` falls back to the interpreter with a
 /// one-line reason.
-fn load(
+pub(crate) fn load(
     db: &Database,
     file: futhark_db::File,
     backend: Backend,
@@ -174,7 +174,7 @@ fn run_program(args: &RunArgs) -> Result<(), RunCommandError> {
 }
 
 /// The `--profile` table on standard error.
-fn print_profile(program: &mut dyn engine::Program) {
+pub(crate) fn print_profile(program: &mut dyn engine::Program) {
     match program.profile() {
         None => eprintln!("profile: the interpreter does not profile kernels"),
         Some(Err(e)) => eprintln!("profile: {e}"),

@@ -52,4 +52,39 @@ pub trait Backend {
     fn profile(&mut self) -> Result<Vec<KernelProfile>> {
         Ok(Vec::new())
     }
+
+    /// Waits until every queued launch and copy has finished (for timing).
+    fn synchronize(&mut self) -> Result<()> {
+        Ok(())
+    }
+}
+
+/// One device among several: what the multi-device backend ([`crate::Multi`]) needs beyond
+/// [`Backend`] to move elements between devices.
+pub trait PeerBackend: Backend {
+    /// Copies `len` elements of `src` from element `src_off` into `dst` at element `dst_off`.
+    /// `src` is a buffer of `from`, or of this device when `from` is `None`. Later work on
+    /// either device is ordered after the copy.
+    #[allow(clippy::too_many_arguments)]
+    fn copy_into(
+        &mut self,
+        dst: &mut Self::Buf,
+        dst_off: usize,
+        from: Option<&mut Self>,
+        src: &Self::Buf,
+        src_off: usize,
+        len: usize,
+        elem: PrimType,
+    ) -> Result<()>;
+
+    /// A description of the device, for messages and profiles.
+    fn describe(&self) -> String {
+        self.name().to_string()
+    }
+
+    /// How many threads the device runs at once (one wave of a kernel): below this, fewer
+    /// points do not finish sooner, which the cost model must know.
+    fn threads(&self) -> usize {
+        1 << 18
+    }
 }

@@ -14,8 +14,9 @@ use futhark_ir::types::PrimType;
 use futhark_ir::{SegOp, Size};
 use futhark_values::Buffer;
 
-use crate::backend::{Backend, KernelProfile};
+use crate::backend::{Backend, KernelProfile, PeerBackend};
 use crate::error::{ExecError, Result};
+use crate::multi::Multi;
 use crate::prim::{filled, to_vtype};
 
 /// Why the CUDA backend cannot run here, or `None` when a GPU and NVRTC are usable. Never
@@ -62,8 +63,8 @@ fn backend_err(e: impl std::fmt::Display) -> ExecError {
     ExecError::Backend(e.to_string())
 }
 
-/// Kernels on one GPU.
-pub struct CudaBackend {
+/// Kernels on one GPU: one device of a [`CudaBackend`].
+pub struct CudaDevice {
     gpu: Gpu,
     /// Per kernel program: its generated kernels, in launch order, named uniquely.
     generated: HashMap<String, Vec<GeneratedKernel>>,
@@ -73,35 +74,20 @@ pub struct CudaBackend {
     downloaded: u64,
 }
 
-impl CudaBackend {
+impl CudaDevice {
     /// Opens GPU `ordinal`, or says why CUDA is not usable.
-    pub fn open(ordinal: usize) -> Result<CudaBackend> {
+    pub fn open(ordinal: usize) -> Result<CudaDevice> {
         if let Some(reason) = cuda_unavailable_reason() {
             return Err(ExecError::Backend(reason));
         }
         let gpu = Gpu::open(ordinal).map_err(backend_err)?;
-        Ok(CudaBackend {
+        Ok(CudaDevice {
             gpu,
             generated: HashMap::new(),
             freed: Rc::new(RefCell::new(Vec::new())),
             uploaded: 0,
             downloaded: 0,
         })
-    }
-
-    /// Opens the first `count` visible GPUs (all of them when `None`, or as many as
-    /// `FUTHARK_GPUS` says when it is set). Until the multi-GPU runtime lands this uses
-    /// the first GPU only, and [`CudaBackend::gpu_count`] says so.
-    pub fn open_gpus(count: Option<usize>) -> Result<CudaBackend> {
-        if count == Some(0) {
-            return Err(ExecError::Backend("at least one GPU is needed".into()));
-        }
-        CudaBackend::open(0)
-    }
-
-    /// How many GPUs launches are spread over.
-    pub fn gpu_count(&self) -> usize {
-        1
     }
 
     /// A description of the device, for messages.
@@ -139,7 +125,7 @@ fn c_name(s: &str) -> String {
         .collect()
 }
 
-impl Backend for CudaBackend {
+impl Backend for CudaDevice {
     type Buf = Rc<CudaBuf>;
 
     fn name(&self) -> &'static str {
@@ -300,5 +286,130 @@ impl Backend for CudaBackend {
             bytes: self.downloaded,
         });
         Ok(out)
+    }
+
+    fn synchronize(&mut self) -> Result<()> {
+        self.gpu.synchronize().map_err(backend_err)
+    }
+}
+
+impl PeerBackend for CudaDevice {
+    fn copy_into(
+        &mut self,
+        dst: &mut Rc<CudaBuf>,
+        dst_off: usize,
+        from: Option<&mut CudaDevice>,
+        src: &Rc<CudaBuf>,
+        src_off: usize,
+        len: usize,
+        elem: PrimType,
+    ) -> Result<()> {
+        let w = elem.size_bytes();
+        match from {
+            None => self
+                .gpu
+                .copy_within(dst.get()?, dst_off * w, src.get()?, src_off * w, len * w)
+                .map_err(backend_err),
+            Some(peer) => {
+                // The copy runs on this GPU's stream after the source's producer, and the
+                // source's later work (reusing its memory) waits for the copy.
+                let ready = peer.gpu.mark().map_err(backend_err)?;
+                self.gpu.wait_for(&ready).map_err(backend_err)?;
+                self.gpu
+                    .copy_from_peer(
+                        dst.get()?,
+                        dst_off * w,
+                        &peer.gpu,
+                        src.get()?,
+                        src_off * w,
+                        len * w,
+                    )
+                    .map_err(backend_err)?;
+                let done = self.gpu.mark().map_err(backend_err)?;
+                peer.gpu.wait_for(&done).map_err(backend_err)
+            }
+        }
+    }
+
+    fn describe(&self) -> String {
+        self.device_name()
+    }
+
+    fn threads(&self) -> usize {
+        // 2048 resident threads per multiprocessor on every architecture the backend targets.
+        self.gpu.info.multiprocessors as usize * 2048
+    }
+}
+
+/// Every GPU the program may use, as one backend: launches are split over them when that
+/// pays (see [`crate::Multi`]); with one GPU everything runs on it directly.
+pub type CudaBackend = Multi<CudaDevice>;
+
+impl Multi<CudaDevice> {
+    /// GPU `ordinal` alone.
+    pub fn open(ordinal: usize) -> Result<CudaBackend> {
+        Multi::new(vec![CudaDevice::open(ordinal)?])
+    }
+
+    /// The first `count` visible GPUs; `None` means `FUTHARK_GPUS` when it is set, else all
+    /// of them. Asking for more GPUs than there are is an error; peer access is enabled
+    /// between every pair that supports it.
+    pub fn open_gpus(count: Option<usize>) -> Result<CudaBackend> {
+        if let Some(reason) = cuda_unavailable_reason() {
+            return Err(ExecError::Backend(reason));
+        }
+        let visible = device_count().map_err(backend_err)?;
+        let wanted = match count {
+            Some(n) => n,
+            None => match gpus_from_env()? {
+                Some(n) => n,
+                None => visible,
+            },
+        };
+        if wanted == 0 {
+            return Err(ExecError::Backend("at least one GPU is needed".into()));
+        }
+        if wanted > visible {
+            return Err(ExecError::Backend(format!(
+                "{wanted} GPUs were asked for, but {visible} {} visible",
+                if visible == 1 { "is" } else { "are" }
+            )));
+        }
+        let devs = (0..wanted)
+            .map(CudaDevice::open)
+            .collect::<Result<Vec<_>>>()?;
+        if devs.len() > 1 {
+            let gpus: Vec<&Gpu> = devs.iter().map(|d| &d.gpu).collect();
+            futhark_cuda::runtime::peer::enable_peer_access(&gpus).map_err(backend_err)?;
+        }
+        Multi::new(devs)
+    }
+
+    /// How many GPUs launches are spread over.
+    pub fn gpu_count(&self) -> usize {
+        self.device_count()
+    }
+
+    /// The GPUs, for messages: `NVIDIA H200 (sm_90)` or `2× NVIDIA H200 (sm_90)`.
+    pub fn device_name(&mut self) -> String {
+        let names: Vec<String> = self.devices().iter().map(|d| d.device_name()).collect();
+        if names.iter().all(|n| *n == names[0]) && names.len() > 1 {
+            format!("{}× {}", names.len(), names[0])
+        } else {
+            names.join(", ")
+        }
+    }
+}
+
+/// `FUTHARK_GPUS`, when set: a positive number of GPUs.
+pub fn gpus_from_env() -> Result<Option<usize>> {
+    match std::env::var("FUTHARK_GPUS") {
+        Err(_) => Ok(None),
+        Ok(v) => match v.trim().parse::<usize>() {
+            Ok(n) if n > 0 => Ok(Some(n)),
+            _ => Err(ExecError::Backend(format!(
+                "FUTHARK_GPUS must be a positive number of GPUs, not `{v}`"
+            ))),
+        },
     }
 }

@@ -51,7 +51,7 @@ impl<B: Backend> Executor<B> {
 }
 
 /// The IR arguments of an entry function: sizes from the shapes, then the values.
-fn entry_args<D>(f: &FunDef, args: Vec<Value>) -> Result<Vec<Val<D>>> {
+pub(crate) fn entry_args<D>(f: &FunDef, args: Vec<Value>) -> Result<Vec<Val<D>>> {
     let ep = f
         .entry
         .as_ref()

@@ -15,15 +15,18 @@ mod error;
 mod host;
 mod host_ops;
 mod kernel_ops;
+mod multi;
 mod prim;
 mod special;
+mod timed;
 mod value;
 
-pub use backend::{Backend, KernelProfile};
+pub use backend::{Backend, KernelProfile, PeerBackend};
 pub use cpu::{CpuBackend, run_program as run_kernel_program};
-pub use cuda::{CudaBackend, cuda_unavailable_reason};
+pub use cuda::{CudaBackend, CudaDevice, cuda_unavailable_reason, gpus_from_env};
 pub use error::{ExecError, Result};
 pub use host::Executor;
+pub use multi::{Multi, MultiBuf, SplitPolicy};
 pub use value::{Array, Data, Val};
 
 #[cfg(test)]

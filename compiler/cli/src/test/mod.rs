@@ -56,9 +56,6 @@ pub struct TestArgs {
     /// How far to take each program.
     #[arg(long, value_enum, default_value_t = Mode::Interp)]
     mode: Mode,
-    /// Number of GPUs to use (cuda mode).
-    #[arg(long, value_name = "N")]
-    gpus: Option<u32>,
     /// Also write every result to this file as JSON.
     #[arg(long, value_name = "FILE")]
     json: Option<PathBuf>,
@@ -104,8 +101,8 @@ pub fn run(args: TestArgs) -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    if args.gpus == Some(0) || args.jobs == Some(0) {
-        eprintln!("error: --gpus and -j must be at least 1");
+    if args.jobs == Some(0) {
+        eprintln!("error: -j must be at least 1");
         return ExitCode::from(2);
     }
     let exe = match std::env::current_exe() {

@@ -29,11 +29,11 @@ impl PeerAccess {
 
 /// Enables peer access between every pair of `gpus` that supports it, and reports which do.
 /// Enabling is idempotent: a pair already enabled counts as enabled.
-pub fn enable_peer_access(gpus: &[Gpu]) -> Result<PeerAccess> {
+pub fn enable_peer_access<G: std::borrow::Borrow<Gpu>>(gpus: &[G]) -> Result<PeerAccess> {
     let n = gpus.len();
     let mut matrix = vec![vec![false; n]; n];
-    for (i, a) in gpus.iter().enumerate() {
-        for (j, b) in gpus.iter().enumerate() {
+    for (i, a) in gpus.iter().map(|g| g.borrow()).enumerate() {
+        for (j, b) in gpus.iter().map(|g| g.borrow()).enumerate() {
             if i == j {
                 matrix[i][j] = true;
                 continue;
@@ -138,6 +138,47 @@ impl Gpu {
         .result()
         .map_err(|e| CudaError::driver("cuMemcpyPeerAsync", e))?;
         self.timer.end(stream, "peer-copy", bytes as u64, ev)
+    }
+}
+
+impl Gpu {
+    /// Copies `bytes` from `src` at byte offset `src_off` into `dst` at `dst_off`, both on
+    /// this GPU, queued on its stream and recorded as `copy`.
+    pub fn copy_within(
+        &mut self,
+        dst: &DeviceBuffer,
+        dst_off: usize,
+        src: &DeviceBuffer,
+        src_off: usize,
+        bytes: usize,
+    ) -> Result<()> {
+        if dst_off + bytes > dst.bytes || src_off + bytes > src.bytes {
+            return Err(CudaError::Launch {
+                kernel: "copy".into(),
+                message: format!(
+                    "range outside a buffer: {bytes} bytes at {src_off} of {} into {dst_off} of {}",
+                    src.bytes, dst.bytes
+                ),
+            });
+        }
+        if bytes == 0 {
+            return Ok(());
+        }
+        self.bind()?;
+        let stream = self.stream;
+        let ev = self.timer.start(stream)?;
+        // SAFETY: both ranges lie in their buffers (checked).
+        unsafe {
+            sys::cuMemcpyDtoDAsync_v2(
+                dst.ptr + dst_off as u64,
+                src.ptr + src_off as u64,
+                bytes,
+                stream,
+            )
+        }
+        .result()
+        .map_err(|e| CudaError::driver("cuMemcpyDtoDAsync", e))?;
+        self.timer.end(stream, "copy", 2 * bytes as u64, ev)
     }
 }
 

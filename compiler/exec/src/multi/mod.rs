@@ -1,0 +1,509 @@
+//! Several devices as one backend: kernels split over them as husks (seed 000).
+//!
+//! Each array handle ([`MultiBuf`]) knows where its elements are: whole on some devices
+//! (copies with equal contents), partitioned by rows over the devices, or both. A launch
+//! either runs whole on device 0, or — when the kernel is a husk
+//! ([`futhark_ir::husk::husk`]) and the cost model says splitting pays — runs one piece
+//! per device on its rows, after which:
+//!
+//! - map results stay partitioned (no copy), and the next husk whose aligned inputs are
+//!   partitioned the same way reads them where they are;
+//! - reductions fold the per-device partials in device order on device 0;
+//! - scans add to each piece the scan of the earlier pieces' totals (the carry);
+//! - histograms fold the other devices' subhistograms into device 0's bucket by bucket.
+//!
+//! Copies between devices happen only when an operation needs elements that are not on its
+//! device: broadcasting an input read at arbitrary indices, moving rows into a partition,
+//! or gathering a partitioned array for a kernel that runs whole. With one device every
+//! launch goes straight to it.
+
+mod cost;
+mod cpu_peer;
+mod helpers;
+mod place;
+
+use std::collections::HashMap;
+use std::ops::Range;
+use std::rc::Rc;
+
+use futhark_cuda::partition::split_rows;
+use futhark_ir::husk::{Combine, Husk, husk};
+use futhark_ir::soacs::KernelDef;
+use futhark_ir::types::PrimType;
+use futhark_ir::{KernelProgram, Size};
+use futhark_values::Buffer;
+
+use crate::backend::{Backend, KernelProfile, PeerBackend};
+use crate::error::{ExecError, Result};
+use crate::value::elems;
+
+pub use place::MultiBuf;
+
+/// When launches are split over the devices.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SplitPolicy {
+    /// When the cost model expects a gain (the default).
+    Auto,
+    /// Whenever the kernel can be split (tests use this to exercise every husk).
+    Always,
+    /// Never: everything runs on device 0.
+    Never,
+}
+
+impl SplitPolicy {
+    /// `FUTHARK_SPLIT=auto|always|never`, else `Auto`.
+    pub fn from_env() -> SplitPolicy {
+        match std::env::var("FUTHARK_SPLIT").as_deref() {
+            Ok("always") => SplitPolicy::Always,
+            Ok("never") => SplitPolicy::Never,
+            _ => SplitPolicy::Auto,
+        }
+    }
+}
+
+/// What became of one kernel program's launches, for `--profile`.
+#[derive(Clone, Debug, Default)]
+struct SplitStats {
+    split: u64,
+    whole: u64,
+    /// Why the last whole launch was not split.
+    reason: String,
+    /// Bytes copied between devices for this kernel's launches (inputs, combines).
+    moved: u64,
+}
+
+/// A kernel's husk and the helper programs its combine runs.
+struct Plan {
+    husk: std::result::Result<Husk, String>,
+    /// The piece and combine programs, once loaded on every device.
+    helpers: Option<helpers::Helpers>,
+    /// Arrays some kernel of the program writes.
+    written: Vec<usize>,
+}
+
+/// `G` devices of one kind behind the [`Backend`] interface.
+pub struct Multi<D: PeerBackend> {
+    devs: Vec<D>,
+    kernels: HashMap<String, KernelDef>,
+    plans: HashMap<String, Plan>,
+    policy: SplitPolicy,
+    stats: HashMap<String, SplitStats>,
+}
+
+impl<D: PeerBackend> Multi<D> {
+    /// The devices, in order; device 0 runs whatever is not split.
+    pub fn new(devs: Vec<D>) -> Result<Multi<D>> {
+        if devs.is_empty() {
+            return Err(ExecError::Backend("no device to run on".into()));
+        }
+        Ok(Multi {
+            devs,
+            kernels: HashMap::new(),
+            plans: HashMap::new(),
+            policy: SplitPolicy::from_env(),
+            stats: HashMap::new(),
+        })
+    }
+
+    pub fn set_policy(&mut self, policy: SplitPolicy) {
+        self.policy = policy;
+    }
+
+    /// How many devices launches may be spread over.
+    pub fn device_count(&self) -> usize {
+        self.devs.len()
+    }
+
+    /// The devices themselves.
+    pub fn devices(&mut self) -> &mut [D] {
+        &mut self.devs
+    }
+
+    /// Places `buf` partitioned by rows over the devices (rows of `row_len` elements), as
+    /// if a split kernel had produced it: what a resident input looks like.
+    pub fn distribute(&mut self, buf: &Rc<MultiBuf<D::Buf>>, row_len: usize) -> Result<()> {
+        if row_len == 0 || buf.len % row_len != 0 {
+            return Err(ExecError::malformed(format!(
+                "cannot split {} elements into rows of {row_len}",
+                buf.len
+            )));
+        }
+        let ranges = element_ranges((buf.len / row_len) as u64, self.devs.len(), row_len);
+        let mut moved = 0;
+        place::partition(&mut self.devs, buf, &ranges, &mut moved)?;
+        Ok(())
+    }
+
+    fn plan(&mut self, kd: &KernelDef) -> &mut Plan {
+        self.plans.entry(kd.name.clone()).or_insert_with(|| {
+            let prog = &kd.program;
+            let mut written = Vec::new();
+            for k in &prog.kernels {
+                let mut names: Vec<String> = k.op.result_arrays().to_vec();
+                k.op.body()
+                    .walk(&mut |_| {}, &mut |a| names.push(a.clone()));
+                for n in names {
+                    if let Some(i) = prog.arrays.iter().position(|d| d.name == n)
+                        && !written.contains(&i)
+                    {
+                        written.push(i);
+                    }
+                }
+            }
+            Plan {
+                husk: husk(prog).map_err(str::to_string),
+                helpers: None,
+                written,
+            }
+        })
+    }
+
+    /// Runs the whole kernel program on device 0.
+    fn launch_whole(
+        &mut self,
+        kd: &KernelDef,
+        sizes: &[i64],
+        arrays: &mut [Rc<MultiBuf<D::Buf>>],
+        written: &[usize],
+    ) -> Result<()> {
+        let mut moved = 0u64;
+        let mut bufs = Vec::with_capacity(arrays.len());
+        for a in arrays.iter() {
+            bufs.push(place::whole_on(&mut self.devs, 0, a, &mut moved)?);
+        }
+        self.devs[0].launch(kd, sizes, &mut bufs)?;
+        for &i in written {
+            arrays[i].set_whole(0, bufs[i].clone());
+        }
+        self.stats.entry(kd.name.clone()).or_default().moved += moved;
+        Ok(())
+    }
+
+    fn launch_split(
+        &mut self,
+        kd: &KernelDef,
+        h: &Husk,
+        hp: &helpers::Helpers,
+        sizes: &[i64],
+        arrays: &mut [Rc<MultiBuf<D::Buf>>],
+    ) -> Result<()> {
+        let prog = &kd.program;
+        let size_of = |s: &Size| size_value(prog, sizes, s);
+        let n = size_of(&h.split).max(0) as u64;
+        let rows = split_rows(n, self.devs.len());
+        let active: Vec<usize> = (0..self.devs.len())
+            .filter(|&g| rows[g].end > rows[g].start)
+            .collect();
+        let mut moved = 0u64;
+        // Elements per row of each array that is split with the rows.
+        let row_len = |i: usize| -> usize {
+            let shape = &prog.arrays[i].shape;
+            elems(&shape.iter().skip(1).map(size_of).collect::<Vec<_>>())
+        };
+        let mut per_dev: Vec<Vec<D::Buf>> = Vec::with_capacity(active.len());
+        for &g in &active {
+            let r = &rows[g];
+            let mut bufs = Vec::with_capacity(prog.arrays.len());
+            for (i, decl) in prog.arrays.iter().enumerate() {
+                let a = &arrays[i];
+                let is_result = h.results.contains(&decl.name);
+                let buf = if h.aligned.contains(&decl.name) {
+                    let rl = row_len(i);
+                    let ranges = element_ranges(n, self.devs.len(), rl);
+                    place::partition(&mut self.devs, a, &ranges, &mut moved)?[g]
+                        .clone()
+                        .ok_or_else(|| ExecError::Backend("missing partition".into()))?
+                } else if is_result {
+                    match &h.combine {
+                        Combine::Rows | Combine::ScanCarry { .. } => {
+                            let len = (r.end - r.start) as usize * row_len(i);
+                            self.devs[g].alloc(decl.elem, len)?
+                        }
+                        Combine::Reduce { .. } => self.devs[g].alloc(decl.elem, a.len.max(1))?,
+                        Combine::Hist { neutral, .. } => {
+                            if g == active[0] {
+                                place::whole_on(&mut self.devs, g, a, &mut moved)?
+                            } else {
+                                let k = h.results.iter().position(|x| *x == decl.name).unwrap_or(0);
+                                let ne = neutral.get(k).copied().ok_or_else(|| {
+                                    ExecError::malformed("histogram without a neutral element")
+                                })?;
+                                let host = Rc::new(crate::prim::filled(ne, a.len));
+                                self.devs[g].upload(&host)?
+                            }
+                        }
+                    }
+                } else {
+                    place::whole_on(&mut self.devs, g, a, &mut moved)?
+                };
+                bufs.push(buf);
+            }
+            per_dev.push(bufs);
+        }
+        // Launch only once every device has its inputs: a copy waits for everything queued
+        // on its source device, so launching a piece before the next device's copies would
+        // make those copies (and that device) wait for the piece.
+        for (j, &g) in active.iter().enumerate() {
+            let r = &rows[g];
+            let mut piece_sizes = sizes.to_vec();
+            piece_sizes.extend([r.start as i64, (r.end - r.start) as i64]);
+            self.devs[g].launch(&hp.piece, &piece_sizes, &mut per_dev[j])?;
+        }
+        let result_idx: Vec<usize> = h
+            .results
+            .iter()
+            .filter_map(|r| prog.arrays.iter().position(|d| d.name == *r))
+            .collect();
+        let first = active.first().copied().unwrap_or(0);
+        match &h.combine {
+            Combine::Rows => {
+                for &i in &result_idx {
+                    let ranges = element_ranges(n, self.devs.len(), row_len(i));
+                    let mut parts = vec![None; self.devs.len()];
+                    for (j, &g) in active.iter().enumerate() {
+                        parts[g] = Some(per_dev[j][i].clone());
+                    }
+                    arrays[i].set_parts(ranges, parts);
+                }
+            }
+            Combine::Reduce { .. } => {
+                let mut partials = Vec::new();
+                for &i in &result_idx {
+                    partials.push(
+                        active
+                            .iter()
+                            .enumerate()
+                            .map(|(j, &g)| (g, per_dev[j][i].clone()))
+                            .collect::<Vec<_>>(),
+                    );
+                }
+                let outs = helpers::combine_reduce(
+                    &mut self.devs,
+                    hp,
+                    &result_idx
+                        .iter()
+                        .map(|&i| prog.arrays[i].elem)
+                        .collect::<Vec<_>>(),
+                    first,
+                    partials,
+                    &mut moved,
+                )?;
+                for (&i, out) in result_idx.iter().zip(outs) {
+                    arrays[i].set_whole(first, out);
+                }
+            }
+            Combine::ScanCarry { .. } => {
+                let elems_t: Vec<PrimType> =
+                    result_idx.iter().map(|&i| prog.arrays[i].elem).collect();
+                let pieces: Vec<Vec<(usize, D::Buf, usize)>> = result_idx
+                    .iter()
+                    .map(|&i| {
+                        active
+                            .iter()
+                            .enumerate()
+                            .map(|(j, &g)| {
+                                let len = (rows[g].end - rows[g].start) as usize * row_len(i);
+                                (g, per_dev[j][i].clone(), len)
+                            })
+                            .collect()
+                    })
+                    .collect();
+                let carried =
+                    helpers::combine_scan(&mut self.devs, hp, &elems_t, pieces, &mut moved)?;
+                for (&i, parts_i) in result_idx.iter().zip(carried) {
+                    let ranges = element_ranges(n, self.devs.len(), row_len(i));
+                    let mut parts = vec![None; self.devs.len()];
+                    for (g, b) in parts_i {
+                        parts[g] = Some(b);
+                    }
+                    arrays[i].set_parts(ranges, parts);
+                }
+            }
+            Combine::Hist { .. } => {
+                let subs: Vec<Vec<(usize, D::Buf)>> = result_idx
+                    .iter()
+                    .map(|&i| {
+                        active
+                            .iter()
+                            .enumerate()
+                            .map(|(j, &g)| (g, per_dev[j][i].clone()))
+                            .collect()
+                    })
+                    .collect();
+                let buckets = result_idx.first().map_or(0, |&i| arrays[i].len);
+                let outs = helpers::combine_hist(
+                    &mut self.devs,
+                    hp,
+                    &result_idx
+                        .iter()
+                        .map(|&i| prog.arrays[i].elem)
+                        .collect::<Vec<_>>(),
+                    buckets,
+                    subs,
+                    &mut moved,
+                )?;
+                for (&i, out) in result_idx.iter().zip(outs) {
+                    arrays[i].set_whole(first, out);
+                }
+            }
+        }
+        let st = self.stats.entry(kd.name.clone()).or_default();
+        st.moved += moved;
+        Ok(())
+    }
+}
+
+/// The value of a size under a launch's sizes.
+pub(crate) fn size_value(prog: &KernelProgram, sizes: &[i64], s: &Size) -> i64 {
+    match s {
+        Size::Const(c) => *c,
+        Size::Param(p) => prog
+            .sizes
+            .iter()
+            .position(|n| n == p)
+            .and_then(|i| sizes.get(i).copied())
+            .unwrap_or(0),
+    }
+}
+
+/// The element ranges of `rows` rows of `row_len` elements each, split over `devices`.
+fn element_ranges(rows: u64, devices: usize, row_len: usize) -> Vec<Range<usize>> {
+    split_rows(rows, devices)
+        .into_iter()
+        .map(|r| r.start as usize * row_len..r.end as usize * row_len)
+        .collect()
+}
+
+impl<D: PeerBackend> Backend for Multi<D> {
+    type Buf = Rc<MultiBuf<D::Buf>>;
+
+    fn name(&self) -> &'static str {
+        self.devs[0].name()
+    }
+
+    fn prepare(&mut self, kernels: &[KernelDef]) -> Result<()> {
+        self.devs[0].prepare(kernels)?;
+        for k in kernels {
+            self.kernels.insert(k.name.clone(), k.clone());
+        }
+        Ok(())
+    }
+
+    fn upload(&mut self, data: &Rc<Buffer>) -> Result<Self::Buf> {
+        let elem = crate::prim::from_vtype(data.elem_type());
+        let d = self.devs[0].upload(data)?;
+        let b = MultiBuf::new(elem, data.len(), self.devs.len());
+        b.set_whole(0, d);
+        Ok(Rc::new(b))
+    }
+
+    fn download(&mut self, buf: &Self::Buf, elem: PrimType, len: usize) -> Result<Rc<Buffer>> {
+        place::download(&mut self.devs, buf, elem, len)
+    }
+
+    fn alloc(&mut self, elem: PrimType, len: usize) -> Result<Self::Buf> {
+        // Storage is placed by the launch that writes it.
+        Ok(Rc::new(MultiBuf::new(elem, len, self.devs.len())))
+    }
+
+    fn unique(&mut self, buf: Self::Buf, _elem: PrimType, _len: usize) -> Result<Self::Buf> {
+        if Rc::strong_count(&buf) == 1 {
+            return Ok(buf);
+        }
+        place::copy(&mut self.devs, &buf).map(Rc::new)
+    }
+
+    fn launch(&mut self, kd: &KernelDef, sizes: &[i64], arrays: &mut [Self::Buf]) -> Result<()> {
+        let g = self.devs.len();
+        let policy = self.policy;
+        let plan = self.plan(kd);
+        let written = plan.written.clone();
+        if g == 1 || policy == SplitPolicy::Never {
+            return self.launch_whole(kd, sizes, arrays, &written);
+        }
+        let h = match &plan.husk {
+            Ok(h) => h.clone(),
+            Err(why) => {
+                let why = why.clone();
+                let st = self.stats.entry(kd.name.clone()).or_default();
+                st.whole += 1;
+                st.reason = why;
+                return self.launch_whole(kd, sizes, arrays, &written);
+            }
+        };
+        if size_value(&kd.program, sizes, &h.split) < 1 {
+            return self.launch_whole(kd, sizes, arrays, &written);
+        }
+        let threads = self.devs[0].threads();
+        let decision = cost::decide(&kd.program, &h, sizes, arrays, g, threads);
+        if policy == SplitPolicy::Auto
+            && let Err(why) = decision
+        {
+            let st = self.stats.entry(kd.name.clone()).or_default();
+            st.whole += 1;
+            st.reason = why;
+            return self.launch_whole(kd, sizes, arrays, &written);
+        }
+        let hp = match &self.plans[&kd.name].helpers {
+            Some(hp) => hp.clone(),
+            None => {
+                let hp = helpers::build(&kd.name, &h, &kd.program)?;
+                let progs = hp.all();
+                for d in &mut self.devs {
+                    d.prepare(&progs)?;
+                }
+                if let Some(p) = self.plans.get_mut(&kd.name) {
+                    p.helpers = Some(hp.clone());
+                }
+                hp
+            }
+        };
+        self.launch_split(kd, &h, &hp, sizes, arrays)?;
+        self.stats.entry(kd.name.clone()).or_default().split += 1;
+        Ok(())
+    }
+
+    fn profile(&mut self) -> Result<Vec<KernelProfile>> {
+        let many = self.devs.len() > 1;
+        let mut out = Vec::new();
+        for (g, d) in self.devs.iter_mut().enumerate() {
+            for mut p in d.profile()? {
+                if many {
+                    p.name = format!("gpu{g}: {}", p.name);
+                }
+                out.push(p);
+            }
+        }
+        if many {
+            let mut names: Vec<&String> = self.stats.keys().collect();
+            names.sort();
+            for name in names {
+                let st = &self.stats[name];
+                let what = if st.split > 0 && st.whole == 0 {
+                    format!("split over {} GPUs", self.devs.len())
+                } else if st.split == 0 {
+                    format!("kept on gpu0: {}", st.reason)
+                } else {
+                    format!(
+                        "split {} times, kept whole {} ({})",
+                        st.split, st.whole, st.reason
+                    )
+                };
+                out.push(KernelProfile {
+                    name: format!("(husk) {name}: {what}; between GPUs"),
+                    launches: st.split + st.whole,
+                    total_ms: 0.0,
+                    bytes: st.moved,
+                });
+            }
+        }
+        Ok(out)
+    }
+
+    fn synchronize(&mut self) -> Result<()> {
+        for d in &mut self.devs {
+            d.synchronize()?;
+        }
+        Ok(())
+    }
+}
