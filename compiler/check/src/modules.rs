@@ -16,6 +16,17 @@ use crate::env::{
 };
 use crate::info::{DefKind, DefRef};
 use crate::typeexp::AnonMode;
+
+/// What a top-level-style declaration binds: a name with its binding and the span of the
+/// defining name (for duplicate definitions), or the contents of an opened module.
+#[derive(Clone, Debug)]
+pub(crate) enum DecOutcome {
+    Val(Name, ValBinding, Span),
+    Type(Name, TypeBinding, Span),
+    Mod(Name, ModBinding, Span),
+    ModType(Name, MTyBinding, Span),
+    Open(Arc<Env>),
+}
 use crate::types::{Liftedness, Name, RetType, TParam};
 
 impl Checker<'_> {
@@ -63,26 +74,36 @@ impl Checker<'_> {
         self.def_diag_start = self.diags.len();
         match &dec.kind {
             DecKind::Error => {}
-            DecKind::Val(vb) => {
-                if let Some((name, b)) = self.check_valbind(dec, vb) {
-                    self.bind_top_val(&name, &b, vb.name.span, local);
+            DecKind::Import(path) => {
+                if let Some(scope) = self.import_scope(path) {
+                    self.env.extend(&scope.env);
                 }
+            }
+            DecKind::Local(inner) => self.check_dec(inner, true),
+            _ => {
+                if let Some(o) = self.check_dec_outcome(dec) {
+                    self.bind_outcome(&o, local);
+                }
+            }
+        }
+    }
+
+    /// Checks a value, type, module, module type or `open` declaration and returns what it
+    /// binds, without bringing it into scope (see [`Checker::bind_outcome`]). `None` for
+    /// other declarations and for those that bind nothing.
+    pub(crate) fn check_dec_outcome(&mut self, dec: &Dec) -> Option<DecOutcome> {
+        match &dec.kind {
+            DecKind::Val(vb) => {
+                let (name, b) = self.check_valbind(dec, vb)?;
+                Some(DecOutcome::Val(name, b, vb.name.span))
             }
             DecKind::Type(tb) => {
                 let (name, b) = self.check_typebind(dec, tb);
-                self.define(Namespace::Type, &name, tb.name.span);
-                self.env.insert_type(name.clone(), b.clone());
-                if !local {
-                    self.exports.insert_type(name, b);
-                }
+                Some(DecOutcome::Type(name, b, tb.name.span))
             }
             DecKind::Module(mb) => {
                 let (name, b) = self.check_modbind(dec, mb);
-                self.define(Namespace::Mod, &name, mb.name.span);
-                self.env.insert_mod(name.clone(), b.clone());
-                if !local {
-                    self.exports.insert_mod(name, b);
-                }
+                Some(DecOutcome::Mod(name, b, mb.name.span))
             }
             DecKind::ModuleType(mtb) => {
                 self.begin_def();
@@ -93,37 +114,58 @@ impl Checker<'_> {
                 let doc = dec.doc.as_ref().map(|d| Arc::<str>::from(d.text.as_str()));
                 let def = DefRef::new(&v, DefKind::ModuleType, Some(mtb.name.span), doc);
                 self.resolve_to(mtb.name.span, &def);
-                let b = MTyBinding { mty, def };
-                self.define(Namespace::ModType, &name, mtb.name.span);
+                Some(DecOutcome::ModType(
+                    name,
+                    MTyBinding { mty, def },
+                    mtb.name.span,
+                ))
+            }
+            DecKind::Open(me) => match self.check_modexp(me, "") {
+                Mod::Env(e) => Some(DecOutcome::Open(e)),
+                Mod::Fun(_) => {
+                    self.error(
+                        "module-is-parametric",
+                        me.span,
+                        "Cannot open a parametric module.",
+                    );
+                    None
+                }
+            },
+            DecKind::Error | DecKind::Import(_) | DecKind::Local(_) => None,
+        }
+    }
+
+    /// Brings what a declaration bound into scope (and into the exports unless `local`).
+    pub(crate) fn bind_outcome(&mut self, o: &DecOutcome, local: bool) {
+        match o {
+            DecOutcome::Val(name, b, span) => self.bind_top_val(name, b, *span, local),
+            DecOutcome::Type(name, b, span) => {
+                self.define(Namespace::Type, name, *span);
+                self.env.insert_type(name.clone(), b.clone());
+                if !local {
+                    self.exports.insert_type(name.clone(), b.clone());
+                }
+            }
+            DecOutcome::Mod(name, b, span) => {
+                self.define(Namespace::Mod, name, *span);
+                self.env.insert_mod(name.clone(), b.clone());
+                if !local {
+                    self.exports.insert_mod(name.clone(), b.clone());
+                }
+            }
+            DecOutcome::ModType(name, b, span) => {
+                self.define(Namespace::ModType, name, *span);
                 self.env.insert_modtype(name.clone(), b.clone());
                 if !local {
-                    self.exports.insert_modtype(name, b);
+                    self.exports.insert_modtype(name.clone(), b.clone());
                 }
             }
-            DecKind::Open(me) => {
-                let m = self.check_modexp(me, "");
-                match m {
-                    Mod::Env(e) => {
-                        self.env.extend(&e);
-                        if !local {
-                            self.exports.extend(&e);
-                        }
-                    }
-                    Mod::Fun(_) => {
-                        self.error(
-                            "module-is-parametric",
-                            me.span,
-                            "Cannot open a parametric module.",
-                        );
-                    }
+            DecOutcome::Open(e) => {
+                self.env.extend(e);
+                if !local {
+                    self.exports.extend(e);
                 }
             }
-            DecKind::Import(path) => {
-                if let Some(scope) = self.import_scope(path) {
-                    self.env.extend(&scope.env);
-                }
-            }
-            DecKind::Local(inner) => self.check_dec(inner, true),
         }
     }
 
@@ -274,6 +316,7 @@ impl Checker<'_> {
         self.mod_path.push(name.clone());
         let m = if mb.params.is_empty() {
             let m = self.check_modexp(&mb.body, &bind_path);
+            self.settle_names();
             match &mb.sig {
                 Some(sig) => {
                     let mty = self.check_sigexp_top(sig);
@@ -296,6 +339,22 @@ impl Checker<'_> {
         let def = DefRef::new(&v, DefKind::Module, Some(mb.name.name_span()), doc);
         self.resolve_to(mb.name.span, &def);
         (name, ModBinding { vname: v, m, def })
+    }
+
+    /// In a top-level module declaration, moves the name counter to a round number after a
+    /// module body or functor argument, so that the names made after it (by ascription,
+    /// functor application and the module's own name) stay the same when an edit inside
+    /// the body makes it use a few more or fewer names; then the module's binding compares
+    /// equal and the declarations using it can be replayed (see `incremental`). Fresh and
+    /// incremental checks both do this.
+    fn settle_names(&mut self) {
+        const ROUND: u32 = 1 << 10;
+        if self.mod_path.len() == 1 {
+            let c = self.uni.supply.counter();
+            if let Some(up) = c.checked_next_multiple_of(ROUND) {
+                self.uni.supply.set_counter(up);
+            }
+        }
     }
 
     /// Checks a module type at declaration level (with its own definition state).
@@ -334,6 +393,7 @@ impl Checker<'_> {
         self.module_depth += 1;
         let inner = if rest.is_empty() {
             let m = self.check_modexp(body, bind_path);
+            self.settle_names();
             match sig {
                 Some(sig) => {
                     let mty = self.check_sigexp_top(sig);
@@ -417,6 +477,7 @@ impl Checker<'_> {
             ModExpKind::Apply(f, a) => {
                 let fm = self.check_modexp(f, bind_path);
                 let am = self.check_modexp(a, bind_path);
+                self.settle_names();
                 match fm {
                     Mod::Fun(sig) => match self.apply_functor(&sig, &am, me.span, bind_path) {
                         Some((m, abs)) => {
@@ -437,6 +498,7 @@ impl Checker<'_> {
             }
             ModExpKind::Ascript(m, sig) => {
                 let m = self.check_modexp(m, bind_path);
+                self.settle_names();
                 let mty = self.check_sigexp_top(sig);
                 match self.ascribe(&m, &mty, me.span, bind_path) {
                     Some((m, abs)) => {

@@ -6,7 +6,7 @@ use std::sync::Arc;
 use rustc_hash::{FxHashMap, FxHashSet};
 
 use super::remap::Remap;
-use crate::env::{Env, MTyBinding, ModBinding, TypeBinding, ValBinding};
+use crate::env::{Env, MTy, MTyBinding, Mod, ModBinding, TypeBinding, ValBinding};
 use crate::info::DefRef;
 use crate::types::{Name, VName};
 
@@ -18,45 +18,102 @@ pub(super) struct Dep {
     ty: Option<TypeBinding>,
     m: Option<ModBinding>,
     mt: Option<MTyBinding>,
+    /// The values inside the module `m` whose types were defaulted (module matching
+    /// mentions it in its messages).
+    m_defaulted: Vec<VName>,
 }
 
-/// Whether two bindings of a name are the same, the old one moved by `remap`. Module
-/// contents are compared as they are (a module defined after the edit counts as changed).
+/// Whether two bindings of a name are the same, the old one moved by `remap`.
 pub(super) fn same_dep(old: &Dep, new: &Dep, remap: &Remap) -> bool {
-    let def_eq = |a: &DefRef, b: &DefRef| remap.def(a).as_ref() == Some(b);
     let val_eq = match (&old.val, &new.val) {
         (None, None) => true,
-        (Some((a, da)), Some((b, db))) => {
-            da == db && a.vname == b.vname && a.scheme == b.scheme && def_eq(&a.def, &b.def)
-        }
+        (Some((a, da)), Some((b, db))) => da == db && same_val(a, b, remap),
         _ => false,
     };
     let ty_eq = match (&old.ty, &new.ty) {
         (None, None) => true,
-        (Some(a), Some(b)) => {
-            a.params == b.params && a.ty == b.ty && a.lifted == b.lifted && def_eq(&a.def, &b.def)
-        }
+        (Some(a), Some(b)) => same_type(a, b, remap),
         _ => false,
     };
     let mod_eq = match (&old.m, &new.m) {
         (None, None) => true,
-        (Some(a), Some(b)) => a.vname == b.vname && def_eq(&a.def, &b.def) && same_mod(&a.m, &b.m),
+        (Some(a), Some(b)) => same_modb(a, b, remap),
         _ => false,
     };
     let mt_eq = match (&old.mt, &new.mt) {
         (None, None) => true,
-        (Some(a), Some(b)) => def_eq(&a.def, &b.def) && a.mty == b.mty,
+        (Some(a), Some(b)) => same_mtyb(a, b, remap),
         _ => false,
     };
-    val_eq && ty_eq && mod_eq && mt_eq
+    val_eq && ty_eq && mod_eq && mt_eq && old.m_defaulted == new.m_defaulted
 }
 
-fn same_mod(a: &crate::env::Mod, b: &crate::env::Mod) -> bool {
-    use crate::env::Mod;
+fn def_eq(a: &DefRef, b: &DefRef, remap: &Remap) -> bool {
+    remap.def(a).as_ref() == Some(b)
+}
+
+fn same_val(a: &ValBinding, b: &ValBinding, remap: &Remap) -> bool {
+    a.vname == b.vname && a.scheme == b.scheme && def_eq(&a.def, &b.def, remap)
+}
+
+fn same_type(a: &TypeBinding, b: &TypeBinding, remap: &Remap) -> bool {
+    a.params == b.params && a.ty == b.ty && a.lifted == b.lifted && def_eq(&a.def, &b.def, remap)
+}
+
+fn same_modb(a: &ModBinding, b: &ModBinding, remap: &Remap) -> bool {
+    a.vname == b.vname && def_eq(&a.def, &b.def, remap) && same_mod(&a.m, &b.m, remap)
+}
+
+fn same_mtyb(a: &MTyBinding, b: &MTyBinding, remap: &Remap) -> bool {
+    def_eq(&a.def, &b.def, remap) && same_mty(&a.mty, &b.mty, remap)
+}
+
+fn same_mty(a: &MTy, b: &MTy, remap: &Remap) -> bool {
+    a.abs == b.abs && same_mod(&a.m, &b.m, remap)
+}
+
+/// Whether module contents are the same, the old ones moved by `remap`. The very same
+/// contents were taken over unmoved by the new check, so they are the same.
+fn same_mod(a: &Mod, b: &Mod, remap: &Remap) -> bool {
     match (a, b) {
-        (Mod::Env(x), Mod::Env(y)) => Arc::ptr_eq(x, y) || x == y,
-        (Mod::Fun(x), Mod::Fun(y)) => Arc::ptr_eq(x, y) || x == y,
+        (Mod::Env(x), Mod::Env(y)) => Arc::ptr_eq(x, y) || same_env(x, y, remap),
+        (Mod::Fun(x), Mod::Fun(y)) => {
+            Arc::ptr_eq(x, y)
+                || (x.param_name == y.param_name
+                    && same_mty(&x.param, &y.param, remap)
+                    && same_mty(&x.ret, &y.ret, remap))
+        }
         _ => false,
+    }
+}
+
+fn same_map<V>(
+    a: &FxHashMap<Name, V>,
+    b: &FxHashMap<Name, V>,
+    same: impl Fn(&V, &V) -> bool,
+) -> bool {
+    a.len() == b.len() && a.iter().all(|(k, x)| b.get(k).is_some_and(|y| same(x, y)))
+}
+
+fn same_env(a: &Env, b: &Env, remap: &Remap) -> bool {
+    a.order == b.order
+        && same_map(&a.vals, &b.vals, |x, y| same_val(x, y, remap))
+        && same_map(&a.types, &b.types, |x, y| same_type(x, y, remap))
+        && same_map(&a.mods, &b.mods, |x, y| same_modb(x, y, remap))
+        && same_map(&a.modtypes, &b.modtypes, |x, y| same_mtyb(x, y, remap))
+}
+
+/// The values of `m` (and of its submodules) in `defaulted`, sorted.
+fn defaulted_in(m: &Mod, defaulted: &FxHashSet<VName>, out: &mut Vec<VName>) {
+    if let Mod::Env(e) = m {
+        out.extend(
+            (e.vals.values())
+                .filter(|b| defaulted.contains(&b.vname))
+                .map(|b| b.vname.clone()),
+        );
+        for b in e.mods.values() {
+            defaulted_in(&b.m, defaulted, out);
+        }
     }
 }
 
@@ -123,13 +180,20 @@ impl DepMemo {
         for name in names {
             let found = self.current.entry(name.clone()).or_insert_with(|| {
                 let key: &str = name;
-                let dep = Dep {
+                let mut dep = Dep {
                     name: name.clone(),
                     val: (env.vals.get(key)).map(|b| (b.clone(), defaulted.contains(&b.vname))),
                     ty: env.types.get(key).cloned(),
                     m: env.mods.get(key).cloned(),
                     mt: env.modtypes.get(key).cloned(),
+                    m_defaulted: Vec::new(),
                 };
+                if !defaulted.is_empty()
+                    && let Some(b) = &dep.m
+                {
+                    defaulted_in(&b.m, defaulted, &mut dep.m_defaulted);
+                    dep.m_defaulted.sort_by_key(|v| v.id);
+                }
                 let bound = dep.val.is_some() || dep.ty.is_some() || dep.m.is_some();
                 (bound || dep.mt.is_some()).then(|| Arc::new(dep))
             });
@@ -143,11 +207,13 @@ impl DepMemo {
         deps
     }
 
-    /// Forgets what a declaration may have rebound: `name`, or everything.
-    pub(super) fn rebound(&mut self, name: Option<&Name>) {
-        match name {
-            Some(n) => {
-                self.current.remove(n);
+    /// Forgets what a declaration may have rebound: `names`, or everything.
+    pub(super) fn rebound(&mut self, names: Option<&[Name]>) {
+        match names {
+            Some(ns) => {
+                for n in ns {
+                    self.current.remove(n);
+                }
             }
             None => self.current.clear(),
         }

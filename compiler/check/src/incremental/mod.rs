@@ -3,29 +3,36 @@
 //! A file is checked one top-level declaration after another. Each declaration's fresh names
 //! start at a fixed point given by its index ([`decl_base`]), so checking a declaration
 //! again yields exactly the names it got before, and the bindings it exports compare equal
-//! when its signature did not change. A [`FileCache`] remembers, per top-level value
-//! declaration (`def`, `entry`, `let`, possibly `local`), where its text was, the
-//! module-level bindings its text could refer to, what it bound and the diagnostics it
-//! produced. When the file is checked again, a value declaration whose text lies in the part
-//! that did not change (common prefix or suffix of the old and new text) and whose
-//! referenced bindings are equal is replayed instead of checked: its binding, diagnostics and
-//! side tables are taken over, their positions moved by the edit. Everything else (changed
-//! declarations, types, modules, `open`, `import`) is checked as usual, so the result equals
-//! a fresh check.
+//! when its signature did not change. (Inside a top-level module, the counter is also moved
+//! to a round number after a module body or functor argument, so that the names made after
+//! it do not depend on how many the body used.) A [`FileCache`] remembers, per top-level
+//! declaration (`def`, `entry`, `let`, `type`, `module`, `module type`, `open`, possibly
+//! `local`), where its text was, the module-level bindings its text could refer to, what it
+//! bound, the diagnostics it produced and what it left in the checker's state for later
+//! declarations (what the unifier knows about the names it exposes, abstract types,
+//! definition types). When the file is checked again, a declaration whose text lies in the
+//! part that did not change (common prefix or suffix of the old and new text) and whose
+//! referenced bindings are equal is replayed instead of checked: its bindings, diagnostics
+//! and side tables are taken over, their positions moved by the edit. Module contents are
+//! compared and moved deeply (shared as they are when nothing in them moves). Everything
+//! else (changed declarations, `import`, declarations whose text mentions `import`) is
+//! checked as usual, so the result equals a fresh check.
 
 mod deps;
+mod exposed;
 mod remap;
 mod tables;
 
 use std::sync::Arc;
 
-use futhark_syntax::ast::{Dec, DecKind, ValBind};
+use futhark_syntax::ast::{Dec, DecKind};
 use futhark_syntax::{Diagnostic, FileId, Span};
 
 use crate::CheckedFile;
 use crate::checker::Checker;
-use crate::env::ValBinding;
+use crate::env::AbsType;
 use crate::info::{DefInfo, EntryInfo};
+use crate::modules::DecOutcome;
 use crate::types::{Liftedness, Name, VName};
 use crate::unify::{RigidInfo, VarInfo};
 use deps::{Dep, DepMemo, mentioned_names};
@@ -83,55 +90,62 @@ pub(crate) struct DeclRecord {
 }
 
 impl DeclRecord {
-    /// What the declaration may have rebound: its value name (`Some`), or anything.
-    fn bound(&self) -> Option<&Name> {
-        let r = self.replay.as_deref()?;
-        r.outcome.as_ref().map(|(name, _)| name)
+    /// The names the declaration may have rebound (`None`: anything).
+    fn bound(&self) -> Option<&[Name]> {
+        self.replay.as_deref().map(|r| &r.bound[..])
     }
 }
 
-/// What is needed to replay a value declaration instead of checking it.
+/// What is needed to replay a declaration instead of checking it.
 #[derive(Clone, Debug)]
 struct Replay {
     local: bool,
-    name_span: Span,
     /// The counter after the declaration.
     end: u32,
     /// The names its text mentions (the text is the same when it is replayed).
     names: Arc<[Name]>,
     deps: Vec<Arc<Dep>>,
-    outcome: Option<(Name, ValBinding)>,
-    defaulted: Option<VName>,
+    outcome: Option<DecOutcome>,
+    /// The names `outcome` binds.
+    bound: Vec<Name>,
+    defaulted: Vec<VName>,
     diags: Vec<Diagnostic>,
     vars: Vec<(VName, VarInfo)>,
     rigid: Vec<(VName, RigidInfo)>,
     lifted: Vec<(VName, Liftedness)>,
     uni_lifted: Vec<(VName, Liftedness)>,
-    /// Entry points and the definition's type (later declarations read those); the other
-    /// side tables are taken from the previous result in one pass at the end.
+    /// Abstract types made by ascriptions and functor applications at top level.
+    created_abs: Vec<AbsType>,
+    /// Entry points and the types of definitions (later declarations read those); the
+    /// other side tables are taken from the previous result in one pass at the end.
     entries: Vec<EntryInfo>,
-    def: Option<(Span, DefInfo)>,
+    defs: Vec<(Span, DefInfo)>,
     /// Definitions outside the declaration that its name resolutions lead to.
     foreign: Vec<Span>,
 }
 
-/// The value binding a declaration makes, if it is one that can be replayed.
-fn val_dec(dec: &Dec) -> Option<(&ValBind, bool)> {
+/// The declaration inside `local`, and whether there was one, if it is a kind that can be
+/// replayed: values, types, modules, module types and `open`.
+fn replayable(dec: &Dec) -> Option<(&Dec, bool)> {
     match &dec.kind {
-        DecKind::Val(vb) => Some((vb, false)),
-        DecKind::Local(inner) => match &inner.kind {
-            DecKind::Val(vb) => Some((vb, true)),
-            _ => None,
+        DecKind::Val(_)
+        | DecKind::Type(_)
+        | DecKind::Module(_)
+        | DecKind::ModuleType(_)
+        | DecKind::Open(_) => Some((dec, false)),
+        DecKind::Local(inner) => match replayable(inner)? {
+            (d, false) => Some((d, true)),
+            (_, true) => None,
         },
-        _ => None,
+        DecKind::Import(_) | DecKind::Error => None,
     }
 }
 
-/// Lengths of the checker's state that a value declaration normally leaves as it found it;
-/// a declaration that changes them is not replayed.
-fn state_shape(c: &Checker) -> [usize; 8] {
+/// Lengths of the checker's state that a declaration normally leaves as it found it; a
+/// declaration that changes them is not replayed. (Top-level ascriptions add abstract types
+/// to `created_abs`, which are recorded.)
+fn state_shape(c: &Checker) -> [usize; 7] {
     [
-        c.created_abs.len(),
         c.uni.created.len(),
         c.uni.absorbed.len(),
         c.uni.dynamic_sizes.len(),
@@ -142,15 +156,18 @@ fn state_shape(c: &Checker) -> [usize; 8] {
     ]
 }
 
-/// The unique names a binding exposes (its own, its type parameters, the names in its type).
-fn exposed_names(b: &ValBinding) -> Vec<VName> {
-    let mut out = vec![b.vname.clone()];
-    if let crate::env::Scheme::Poly(ps, t) = &b.scheme {
-        out.extend(ps.iter().map(|p| p.name().clone()));
-        t.each_tyvar(&mut |v| out.push(v.clone()));
-        out.extend(t.size_vars());
+/// The names an outcome binds.
+fn bound_names(o: Option<&DecOutcome>) -> Vec<Name> {
+    match o {
+        None => Vec::new(),
+        Some(
+            DecOutcome::Val(n, ..)
+            | DecOutcome::Type(n, ..)
+            | DecOutcome::Mod(n, ..)
+            | DecOutcome::ModType(n, ..),
+        ) => vec![n.clone()],
+        Some(DecOutcome::Open(e)) => e.order.iter().map(|(_, n)| n.clone()).collect(),
     }
-    out
 }
 
 impl Checker<'_> {
@@ -239,75 +256,95 @@ impl Checker<'_> {
             base,
             replay: None,
         };
-        let Some((vb, local)) = val_dec(dec) else {
+        let Some((inner, local)) = replayable(dec) else {
             self.check_dec(dec, false);
             return record;
         };
         let names: Arc<[Name]> =
             mentioned_names(text.get(region.0 as usize..region.1 as usize).unwrap_or("")).into();
+        // What an import brings depends on another file; such declarations are checked.
+        let imports = names.iter().any(|n| &**n == "import");
         let deps = memo.lookup(&self.env, &self.defaulted_defs, &names);
         let shape = state_shape(self);
+        let abs_len = self.created_abs.len();
         let lifted_len = (self.abstract_lifted.len(), self.uni.abstract_lifted.len());
+        let defaulted_len = self.defaulted_defs.len();
         let diag_start = self.diags.len();
         let defs_len = self.info.defs.len();
         self.def_diag_start = diag_start;
-        let outcome = self.check_valbind(dec, vb);
-        let def = (self.info.defs.get(&vb.name.span)).map(|d| (vb.name.span, d.clone()));
-        let defs_ok = self.info.defs.len() == defs_len + usize::from(def.is_some());
+        let outcome = self.check_dec_outcome(inner);
         let diags = self.diags[diag_start..].to_vec();
         let end = self.uni.supply.counter();
-        let mut replay = Replay {
-            local,
-            name_span: vb.name.span,
-            end,
-            names,
-            deps,
-            outcome: None,
-            defaulted: None,
-            diags,
-            vars: Vec::new(),
-            rigid: Vec::new(),
-            lifted: Vec::new(),
-            uni_lifted: Vec::new(),
-            entries: Vec::new(),
-            def,
-            foreign: Vec::new(),
-        };
-        if let Some((name, b)) = outcome {
-            for v in exposed_names(&b) {
-                if let Some(x) = self.uni.vars.get(&v) {
-                    replay.vars.push((v.clone(), x.clone()));
-                }
-                if let Some(x) = self.uni.rigid.get(&v) {
-                    replay.rigid.push((v.clone(), x.clone()));
-                }
-            }
-            if self.defaulted_defs.contains(&b.vname) {
-                replay.defaulted = Some(b.vname.clone());
-            }
-            self.bind_top_val(&name, &b, vb.name.span, local);
-            replay.outcome = Some((name, b));
-        }
-        // Abstract liftedness is keyed by names made inside the declaration; collect them
-        // only when the declaration added any (polymorphic functions do).
+        let file = self.file().0;
         let own = |v: &VName| {
             let c = (v.id & 0xffff_ffff) as u32;
-            (base..end).contains(&c) && (v.id >> 32) as u32 == self.file().0
+            (base..end).contains(&c) && (v.id >> 32) as u32 == file
         };
-        if self.abstract_lifted.len() != lifted_len.0 {
-            replay.lifted = (self.abstract_lifted.iter())
-                .filter(|(v, _)| own(v))
+        // Definition types the declaration added: a value's is at its name; a module's are
+        // looked for in its text.
+        let added = self.info.defs.len().saturating_sub(defs_len);
+        let defs: Vec<(Span, DefInfo)> = match (&inner.kind, added) {
+            (_, 0) => Vec::new(),
+            (DecKind::Val(vb), 1) => (self.info.defs.get(&vb.name.span))
+                .map(|d| (vb.name.span, d.clone()))
+                .into_iter()
+                .collect(),
+            _ => (self.info.defs.iter())
+                .filter(|(s, _)| region.0 <= s.start && s.end <= region.1)
+                .map(|(s, d)| (*s, d.clone()))
+                .collect(),
+        };
+        let defs_ok = defs.len() == added && self.info.defs.len() >= defs_len;
+        let (vars, rigid) = match &outcome {
+            Some(o) => exposed::unifier_entries(&self.uni, exposed::exposed(o), &own),
+            None => (Vec::new(), Vec::new()),
+        };
+        let collect = |m: &rustc_hash::FxHashMap<VName, Liftedness>, len: usize| {
+            if m.len() == len {
+                return Vec::new();
+            }
+            let mut v: Vec<_> = (m.iter().filter(|(v, _)| own(v)))
                 .map(|(v, l)| (v.clone(), *l))
                 .collect();
+            v.sort_by_key(|(v, _)| v.id);
+            v
+        };
+        // Abstract liftedness is keyed by names made inside the declaration; collect them
+        // only when the declaration added any (polymorphic functions do).
+        let lifted = collect(&self.abstract_lifted, lifted_len.0);
+        let uni_lifted = collect(&self.uni.abstract_lifted, lifted_len.1);
+        let defaulted: Vec<VName> = if self.defaulted_defs.len() == defaulted_len {
+            Vec::new()
+        } else {
+            self.defaulted_defs
+                .iter()
+                .filter(|v| own(v))
+                .cloned()
+                .collect()
+        };
+        let created_abs = self.created_abs.get(abs_len..).unwrap_or_default().to_vec();
+        if let Some(o) = &outcome {
+            self.bind_outcome(o, local);
         }
-        if self.uni.abstract_lifted.len() != lifted_len.1 {
-            replay.uni_lifted = (self.uni.abstract_lifted.iter())
-                .filter(|(v, _)| own(v))
-                .map(|(v, l)| (v.clone(), *l))
-                .collect();
-        }
-        if defs_ok && state_shape(self) == shape {
-            record.replay = Some(Box::new(replay));
+        if defs_ok && !imports && state_shape(self) == shape && self.created_abs.len() >= abs_len {
+            record.replay = Some(Box::new(Replay {
+                local,
+                end,
+                names,
+                deps,
+                bound: bound_names(outcome.as_ref()),
+                outcome,
+                defaulted,
+                diags,
+                vars,
+                rigid,
+                lifted,
+                uni_lifted,
+                created_abs,
+                entries: Vec::new(),
+                defs,
+                foreign: Vec::new(),
+            }));
         }
         record
     }
@@ -339,7 +376,7 @@ impl Checker<'_> {
     ) -> Option<DeclRecord> {
         let r = old.replay.as_deref()?;
         let remap = &reuse.remap;
-        let (vb, local) = val_dec(dec)?;
+        let (_, local) = replayable(dec)?;
         if old.base != base || remap.span(old.span)? != dec.span || local != r.local {
             return None;
         }
@@ -356,17 +393,14 @@ impl Checker<'_> {
         for e in &mut entries {
             e.span = remap.span(e.span)?;
         }
-        let def = match &r.def {
-            Some((s, d)) => Some((remap.span(*s)?, d.clone())),
-            None => None,
-        };
-        let diags = r
-            .diags
-            .iter()
+        let defs = (r.defs.iter())
+            .map(|(s, d)| Some((remap.span(*s)?, d.clone())))
+            .collect::<Option<Vec<_>>>()?;
+        let diags = (r.diags.iter())
             .map(|d| remap.diag(d))
             .collect::<Option<Vec<_>>>()?;
         let outcome = match &r.outcome {
-            Some((name, b)) => Some((name.clone(), remap.val(b)?)),
+            Some(o) => Some(remap.outcome(o)?),
             None => None,
         };
         let mut vars = Vec::new();
@@ -383,13 +417,11 @@ impl Checker<'_> {
             }
             rigid.push((v.clone(), x));
         }
-        let name_span = remap.span(r.name_span)?;
-        debug_assert_eq!(name_span, vb.name.span);
 
         self.def_diag_start = self.diags.len();
         self.diags.extend(diags.iter().cloned());
         self.info.entries.extend(entries.iter().cloned());
-        if let Some((s, d)) = &def {
+        for (s, d) in &defs {
             self.info.defs.insert(*s, d.clone());
         }
         for (v, x) in &vars {
@@ -404,28 +436,28 @@ impl Checker<'_> {
         for (v, l) in &r.uni_lifted {
             self.uni.abstract_lifted.insert(v.clone(), *l);
         }
-        if let Some(v) = &r.defaulted {
-            self.defaulted_defs.insert(v.clone());
-        }
-        if let Some((name, b)) = &outcome {
-            self.bind_top_val(name, b, name_span, local);
+        self.defaulted_defs.extend(r.defaulted.iter().cloned());
+        self.created_abs.extend(r.created_abs.iter().cloned());
+        if let Some(o) = &outcome {
+            self.bind_outcome(o, local);
         }
         self.uni.supply.set_counter(r.end);
         let replay = Replay {
             local,
-            name_span,
             end: r.end,
             names: r.names.clone(),
             deps,
             outcome,
+            bound: r.bound.clone(),
             defaulted: r.defaulted.clone(),
             diags,
             vars,
             rigid,
             lifted: r.lifted.clone(),
             uni_lifted: r.uni_lifted.clone(),
+            created_abs: r.created_abs.clone(),
             entries,
-            def,
+            defs,
             foreign,
         };
         Some(DeclRecord {
