@@ -15,7 +15,7 @@ use crate::errors::{Result, RuntimeError};
 use crate::eval::Machine;
 use crate::lower::{FnCtx, LowerCx, Lowerer, Scope};
 use crate::program::{Program, SourceMap};
-use crate::value::Value;
+use crate::value::{TypeDesc, Value};
 
 /// The first file id given to REPL cells.
 pub const CELL_FILE_BASE: u32 = 0x4000_0000;
@@ -73,31 +73,53 @@ impl Session {
             .cloned()
             .ok_or_else(|| RuntimeError::new(format!("No entry point named \"{name}\".")))?;
         self.lowerer.machine.set_stack_base();
+        // Input errors are located at the entry point's definition.
+        let at_entry = |e: RuntimeError| e.with_span(entry.span);
+        // An entry whose result is a function (`entry main = f`, `def main y = map (g y)`)
+        // takes the remaining values as further arguments.
+        let more = matches!(entry.fun, Value::Fun(_));
+        check_inputs(&entry.params, &args, more).map_err(at_entry)?;
+        let args_len = args.len();
         let mut it = args.into_iter();
         let mut params = Vec::with_capacity(entry.params.len());
         for p in &entry.params {
             params.push(match p {
-                Some(t) => convert::assemble(t, &mut it)?,
-                None => it
-                    .next()
-                    .map(convert::from_external)
-                    .ok_or_else(|| RuntimeError::new("Too few arguments for the entry point."))?,
+                Some(t) => convert::assemble(t, &mut it).map_err(at_entry)?,
+                None => it.next().map(convert::from_external).ok_or_else(|| {
+                    RuntimeError::at(entry.span, "Too few arguments for the entry point.")
+                })?,
             });
         }
-        // An entry whose result is a function (`entry main = f`, `def main y = map (g y)`)
-        // takes the remaining values as further arguments.
         let rest: Vec<Value> = it.map(convert::from_external).collect();
-        if !rest.is_empty() && !matches!(entry.fun, Value::Fun(_)) {
-            return Err(RuntimeError::new("Too many arguments for the entry point."));
+        let too_many = || {
+            RuntimeError::at(
+                entry.span,
+                format!("Too many arguments for the entry point: {args_len} values given."),
+            )
+        };
+        if !rest.is_empty() && !more {
+            return Err(too_many());
         }
-        params.extend(rest);
-        let result = if params.is_empty() {
+        // Binding the parameters checks their sizes; such errors carry no location of their
+        // own.
+        let mut result = if params.is_empty() {
             entry.fun.clone()
         } else {
             self.lowerer
                 .machine
-                .apply(entry.fun.clone(), params, entry.span)?
+                .apply(entry.fun.clone(), params, entry.span)
+                .map_err(at_entry)?
         };
+        if !rest.is_empty() {
+            if !matches!(result, Value::Fun(_)) {
+                return Err(too_many());
+            }
+            result = self
+                .lowerer
+                .machine
+                .apply(result, rest, entry.span)
+                .map_err(at_entry)?;
+        }
         let result = match self.lowerer.hints.entry_rets.get(name) {
             Some(t) => convert::fix_empty(result, t),
             None => result,
@@ -161,4 +183,86 @@ impl Session {
         };
         self.lowerer.machine.eval_closed(&body, nslots).map(Some)
     }
+}
+
+/// The types of the data values an entry point's parameters take, in order (tuples and
+/// arrays of tuples take one value per component); `None` where not known.
+fn input_types(params: &[Option<TypeDesc>]) -> Vec<Option<TypeDesc>> {
+    fn leaves(t: &TypeDesc, out: &mut Vec<Option<TypeDesc>>) {
+        match t {
+            TypeDesc::Record(_, ts) => ts.iter().for_each(|t| leaves(t, out)),
+            TypeDesc::Array(dims, elem) => match &**elem {
+                TypeDesc::Record(_, ts) => ts
+                    .iter()
+                    .for_each(|t| leaves(&TypeDesc::Array(dims.clone(), Box::new(t.clone())), out)),
+                _ => out.push(Some(t.clone())),
+            },
+            t => out.push(Some(t.clone())),
+        }
+    }
+    let mut out = Vec::new();
+    for p in params {
+        match p {
+            Some(t) => leaves(t, &mut out),
+            None => out.push(None),
+        }
+    }
+    out
+}
+
+/// Whether a data value fits a parameter type: its rank and element type (sizes are checked
+/// when the parameters bind).
+fn fits(t: &TypeDesc, v: &fv::Value) -> bool {
+    match t {
+        TypeDesc::Prim(p) => v.is_scalar() && v.elem_type() == *p,
+        TypeDesc::Array(dims, elem) => match &**elem {
+            TypeDesc::Prim(p) => v.rank() == dims.len() && v.elem_type() == *p,
+            _ => true,
+        },
+        _ => true,
+    }
+}
+
+fn type_name(t: &Option<TypeDesc>) -> String {
+    match t {
+        Some(TypeDesc::Prim(p)) => p.to_string(),
+        Some(TypeDesc::Array(dims, elem)) => {
+            format!(
+                "{}{}",
+                "[]".repeat(dims.len()),
+                type_name(&Some((**elem).clone()))
+            )
+        }
+        _ => "?".to_string(),
+    }
+}
+
+/// Checks the number and types of an entry point's input values, as the reference
+/// implementation does before running it.
+fn check_inputs(params: &[Option<TypeDesc>], args: &[fv::Value], more: bool) -> Result<()> {
+    let types = input_types(params);
+    if args.len() < types.len() {
+        return Err(RuntimeError::new(format!(
+            "Too few arguments for the entry point: it takes {} values, {} given.",
+            types.len(),
+            args.len()
+        )));
+    }
+    let bad = types
+        .iter()
+        .zip(args)
+        .any(|(t, v)| t.as_ref().is_some_and(|t| !fits(t, v)));
+    if bad || (args.len() > types.len() && !more) {
+        let expected: Vec<String> = types.iter().map(type_name).collect();
+        let provided: Vec<String> = args
+            .iter()
+            .map(|v| format!("{}{}", "[]".repeat(v.rank()), v.elem_type()))
+            .collect();
+        return Err(RuntimeError::new(format!(
+            "Expected input of types: {}\nProvided input of types: {}",
+            expected.join(" "),
+            provided.join(" ")
+        )));
+    }
+    Ok(())
 }

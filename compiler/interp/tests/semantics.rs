@@ -2,7 +2,7 @@
 //! checker and the interpreter.
 
 mod common;
-use common::run;
+use common::{load, run};
 
 fn ok(src: &str, entry: &str, input: &str) -> String {
     run(src, entry, input).unwrap_or_else(|e| panic!("{e}"))
@@ -233,4 +233,60 @@ entry rev (x: f64) (y: f64) = vjp f (x, y) 1
     assert_eq!(ok(src, "fwd", "3f64 2f64"), "12f64");
     let r = ok(src, "rev", "3f64 0f64");
     assert_eq!(r, "0f64 10f64");
+}
+
+#[test]
+fn bad_entry_inputs_are_located_errors() {
+    // Size mismatches, wrong types and wrong numbers of values are errors located at the
+    // entry point's definition, as the command line reports them.
+    let src = "entry add [n] (xs: [n]i32) (ys: [n]i32) : [n]i32 = map2 (+) xs ys";
+    let interp = load(src);
+    let call = |input: &str| {
+        let args = futhark_values::read_values(input.as_bytes()).unwrap();
+        interp.call_entry("add", args)
+    };
+    assert_eq!(
+        call("[1, 2] [3, 4]").map(|v| v[0].to_string()),
+        Ok("[4i32, 6i32]".to_string())
+    );
+    for (input, message) in [
+        ("[1, 2, 3] [1, 2]", "Sizes do not match"),
+        (
+            "[1, 2] [3i64, 4i64]",
+            "Provided input of types: []i32 []i64",
+        ),
+        ("[1, 2] 3", "Expected input of types: []i32 []i32"),
+        ("[1, 2]", "Too few arguments"),
+        ("[1, 2] [3, 4] [5, 6]", "Too many arguments"),
+    ] {
+        let e = call(input).unwrap_err();
+        assert!(e.message.contains(message), "{input}: {}", e.message);
+        assert!(e.span.is_some(), "{input}: no location for {}", e.message);
+    }
+}
+
+#[test]
+fn updates_of_iotas_leave_later_iotas_alone() {
+    // Small `iota`s share one buffer of `0, 1, 2, …`; updating one copies it first.
+    let src = "
+entry main (n: i64) : ([]i64, []i64, []i64) =
+  let a = iota n with [1] = 100
+  let b = loop xs = iota n for i < n do xs with [i] = xs[i] * 2
+  in (a, b, 2..<n)
+";
+    // Twice on one interpreter (one thread, so one shared buffer).
+    let interp = load(src);
+    for _ in 0..2 {
+        let args = futhark_values::read_values("4i64".as_bytes()).unwrap();
+        let out: Vec<String> = interp
+            .call_entry("main", args)
+            .unwrap()
+            .iter()
+            .map(|v| v.to_string())
+            .collect();
+        assert_eq!(
+            out.join(" "),
+            "[0i64, 100i64, 2i64, 3i64] [0i64, 2i64, 4i64, 6i64] [2i64, 3i64]"
+        );
+    }
 }

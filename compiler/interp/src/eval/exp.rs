@@ -546,6 +546,42 @@ fn eval_loop(m: &mut Machine, l: &Loop, f: &mut Frame<'_>) -> Result<Value> {
     }
 }
 
+/// Ranges `a..<b` of `i64` with `0 <= a <= b` up to this bound are views of one shared
+/// buffer holding `0, 1, 2, …` (values are immutable; an in-place update of such an array
+/// copies it, as the buffer is shared).
+const SHARED_IOTA_MAX: i128 = 1 << 18;
+
+thread_local! {
+    static IOTA: std::cell::RefCell<Rc<futhark_values::Buffer>> =
+        std::cell::RefCell::new(Rc::new(futhark_values::Buffer::I64(Vec::new())));
+}
+
+/// `a..<end` as a view of the shared buffer, when it fits.
+fn shared_iota(a: i128, end: i128) -> Option<Value> {
+    if a < 0 || end < a || end > SHARED_IOTA_MAX {
+        return None;
+    }
+    IOTA.with(|cell| {
+        let mut buf = cell.borrow_mut();
+        if (buf.len() as i128) < end {
+            let len = end.max(2 * buf.len() as i128).min(SHARED_IOTA_MAX) as i64;
+            *buf = Rc::new(futhark_values::Buffer::I64((0..len).collect()));
+        }
+        Some(Value::Array(Rc::new(Array {
+            shape: vec![(end - a) as i64],
+            data: crate::value::ArrayData::Prim {
+                buf: buf.clone(),
+                offset: a as usize,
+            },
+        })))
+    })
+}
+
+/// Whether `buf` is the shared buffer of [`shared_iota`] (element `k` of it is `k`).
+pub fn is_shared_iota(buf: &Rc<futhark_values::Buffer>) -> bool {
+    IOTA.with(|cell| Rc::ptr_eq(&cell.borrow(), buf))
+}
+
 /// `start [.. second] (...|..<|..>) end`.
 pub fn range(start: &Value, second: Option<&Value>, end: &Value, kind: RangeKind) -> Result<Value> {
     let (Some(s), Some(e)) = (start.as_prim(), end.as_prim()) else {
@@ -592,6 +628,9 @@ pub fn range(start: &Value, second: Option<&Value>, end: &Value, kind: RangeKind
         } else {
             z
         };
+        if let Some(v) = shared_iota(a, end) {
+            return Ok(v);
+        }
         let v: Vec<i64> = (a as i64..end as i64).collect();
         let n = v.len() as i64;
         return Ok(Value::Array(Rc::new(Array::from_buffer(

@@ -64,8 +64,33 @@ pub(super) fn prim_type_of(v: &V) -> Option<PrimType> {
     match v {
         V::Uni(Value::Prim(p)) => Some(p.ty()),
         V::Lanes(Value::Array(a)) if a.rank() == 1 => a.prim_type(),
+        V::Seq(_) | V::Wrap(..) | V::Aff(_) => Some(PrimType::I64),
         _ => None,
     }
+}
+
+/// The lanes of a value at the given positions (of `n`).
+pub(super) fn subset(v: &V, which: &[usize], n: usize) -> VResult<V> {
+    Ok(match v {
+        V::Uni(_) => v.clone(),
+        V::Lanes(x) => V::Lanes(gather_rows(x, which).ok_or(Fail::No)?),
+        // A subset of a sequence is no longer consecutive.
+        V::Seq(_) | V::Wrap(..) | V::Aff(_) => match super::seq::plain(v.clone(), n) {
+            V::Lanes(x) => V::Lanes(gather_rows(&x, which).ok_or(Fail::No)?),
+            _ => return Err(Fail::No),
+        },
+        V::Fun(lf) => {
+            let mut cenv = Vec::with_capacity(lf.cenv.len());
+            for c in &lf.cenv {
+                cenv.push(subset(c, which, n)?);
+            }
+            V::Fun(Rc::new(super::LaneFun {
+                lam: lf.lam.clone(),
+                env: lf.env.clone(),
+                cenv,
+            }))
+        }
+    })
 }
 
 /// Whether lane `k` counts under an optional mask.
@@ -90,7 +115,7 @@ pub(super) fn add_index(
     };
     let dim_u = dim as usize;
     match v {
-        V::Seq(_) | V::Wrap(..) => return Err(Fail::No),
+        V::Seq(_) | V::Wrap(..) | V::Aff(_) | V::Fun(_) => return Err(Fail::No),
         V::Uni(x) => {
             let i = check(x.as_i64().ok_or(Fail::Retry)?)?;
             for c in cells.iter_mut() {
@@ -343,74 +368,84 @@ pub(super) fn bind_sizes(shape: &ShapePat, tmp: &Frame<'_>, vf: &mut VFrame<'_>)
     }
 }
 
-/// Calls `f` on every slot an expression reads (including lambda captures).
-pub(super) fn walk_slots(e: &Exp, f: &mut dyn FnMut(Slot)) {
-    fn idx(is: &[IdxExp], f: &mut dyn FnMut(Slot)) {
+/// A variable an expression reads: a slot of its frame or a captured value.
+#[derive(Clone, Copy)]
+pub(super) enum Var {
+    Local(Slot),
+    Captured(Slot),
+}
+
+/// Calls `f` on every variable an expression reads (including lambda captures).
+pub(super) fn walk_vars(e: &Exp, f: &mut dyn FnMut(Var)) {
+    fn idx(is: &[IdxExp], f: &mut dyn FnMut(Var)) {
         for i in is {
             match i {
-                IdxExp::Fix(x) => walk_slots(x, f),
+                IdxExp::Fix(x) => walk_vars(x, f),
                 IdxExp::Slice(a, b, c) => [a, b, c]
                     .into_iter()
                     .flatten()
-                    .for_each(|x| walk_slots(x, f)),
+                    .for_each(|x| walk_vars(x, f)),
             }
         }
     }
     match e {
-        Exp::Local(s) | Exp::LocalMove(s) => f(*s),
+        Exp::Local(s) | Exp::LocalMove(s) => f(Var::Local(*s)),
+        Exp::Captured(s) => f(Var::Captured(*s)),
         Exp::Lambda(lam) => {
             for c in &lam.captures {
-                if let Capture::Local(s) = c {
-                    f(*s);
+                match c {
+                    Capture::Local(s) => f(Var::Local(*s)),
+                    Capture::Captured(s) => f(Var::Captured(*s)),
+                    Capture::SelfRef => {}
                 }
             }
         }
         Exp::Tuple(es) | Exp::Constr(_, es) | Exp::PrimCall(_, es, _) => {
-            es.iter().for_each(|x| walk_slots(x, f))
+            es.iter().for_each(|x| walk_vars(x, f))
         }
-        Exp::Record { exps, .. } => exps.iter().for_each(|x| walk_slots(x, f)),
-        Exp::ArrayLit { elems, .. } => elems.iter().for_each(|x| walk_slots(x, f)),
+        Exp::Record { exps, .. } => exps.iter().for_each(|x| walk_vars(x, f)),
+        Exp::ArrayLit { elems, .. } => elems.iter().for_each(|x| walk_vars(x, f)),
         Exp::Project(x, _, _) | Exp::Neg(x, _) | Exp::Not(x, _) | Exp::Trace(x, _, _) => {
-            walk_slots(x, f)
+            walk_vars(x, f)
         }
         Exp::Coerce(x, shape, _) => {
-            walk_slots(x, f);
+            walk_vars(x, f);
             shape_slots(shape, f);
         }
         Exp::Index(x, is, _) => {
-            walk_slots(x, f);
+            walk_vars(x, f);
             idx(is, f);
         }
         Exp::Apply(g, args, _) => {
-            walk_slots(g, f);
-            args.iter().for_each(|x| walk_slots(x, f));
+            walk_vars(g, f);
+            args.iter().for_each(|x| walk_vars(x, f));
         }
         Exp::BinOp(_, a, b, _) | Exp::And(a, b) | Exp::Or(a, b) => {
-            walk_slots(a, f);
-            walk_slots(b, f);
+            walk_vars(a, f);
+            walk_vars(b, f);
         }
         Exp::If(c, t, e2) => {
-            walk_slots(c, f);
-            walk_slots(t, f);
-            walk_slots(e2, f);
+            walk_vars(c, f);
+            walk_vars(t, f);
+            walk_vars(e2, f);
         }
         Exp::Let(p, v, b) => {
             pat_slots(p, f);
-            walk_slots(v, f);
-            walk_slots(b, f);
+            walk_vars(v, f);
+            walk_vars(b, f);
         }
         Exp::Loop(l) => {
-            walk_slots(&l.init, f);
+            walk_vars(&l.init, f);
             match &l.form {
                 crate::ir::LoopForm::For(_, b)
                 | crate::ir::LoopForm::ForIn(_, b)
-                | crate::ir::LoopForm::While(b) => walk_slots(b, f),
+                | crate::ir::LoopForm::While(b) => walk_vars(b, f),
             }
-            walk_slots(&l.body, f);
+            walk_vars(&l.body, f);
         }
         Exp::Match(s, cases, _) => {
-            walk_slots(s, f);
-            cases.iter().for_each(|(_, b)| walk_slots(b, f));
+            walk_vars(s, f);
+            cases.iter().for_each(|(_, b)| walk_vars(b, f));
         }
         Exp::Update {
             target,
@@ -418,36 +453,36 @@ pub(super) fn walk_slots(e: &Exp, f: &mut dyn FnMut(Slot)) {
             value,
             ..
         } => {
-            walk_slots(target, f);
+            walk_vars(target, f);
             for st in path {
                 if let crate::ir::UpdStep::Index(is, _) = st {
                     idx(is, f);
                 }
             }
-            walk_slots(value, f);
+            walk_vars(value, f);
         }
         Exp::Range {
             start, second, end, ..
         } => {
-            walk_slots(start, f);
+            walk_vars(start, f);
             if let Some(s) = second {
-                walk_slots(s, f);
+                walk_vars(s, f);
             }
-            walk_slots(end, f);
+            walk_vars(end, f);
         }
         Exp::Assert { cond, body, .. } => {
-            walk_slots(cond, f);
-            walk_slots(body, f);
+            walk_vars(cond, f);
+            walk_vars(body, f);
         }
         Exp::SizeArgs(x, sizes) => {
-            walk_slots(x, f);
-            sizes.iter().for_each(|(_, e)| walk_slots(e, f));
+            walk_vars(x, f);
+            sizes.iter().for_each(|(_, e)| walk_vars(e, f));
         }
         _ => {}
     }
 }
 
-pub(super) fn pat_slots(p: &Pat, f: &mut dyn FnMut(Slot)) {
+fn pat_slots(p: &Pat, f: &mut dyn FnMut(Var)) {
     match p {
         Pat::Sized(q, shape) => {
             pat_slots(q, f);
@@ -459,14 +494,14 @@ pub(super) fn pat_slots(p: &Pat, f: &mut dyn FnMut(Slot)) {
     }
 }
 
-pub(super) fn shape_slots(shape: &ShapePat, f: &mut dyn FnMut(Slot)) {
+fn shape_slots(shape: &ShapePat, f: &mut dyn FnMut(Var)) {
     match shape {
         ShapePat::Any | crate::ir::ShapePat::Prim(_) => {}
         ShapePat::Array(dims, elem) => {
             for d in dims {
                 match d {
-                    DimPat::Same(s) => f(*s),
-                    DimPat::Check(e) => walk_slots(e, f),
+                    DimPat::Same(s) => f(Var::Local(*s)),
+                    DimPat::Check(e) => walk_vars(e, f),
                     _ => {}
                 }
             }
@@ -654,6 +689,82 @@ pub(super) fn select(c: &[bool], t: &Value, f: &Value) -> Option<Value> {
             })))
         }
         _ => None,
+    }
+}
+
+/// `v` as an array that owns its one-dimensional primitive buffer of `n` elements outright
+/// (nothing else refers to either), so it may be written in place; otherwise `v` back.
+fn unique_lanes(v: Value, n: usize) -> Result<Array, Value> {
+    let Value::Array(rc) = v else {
+        return Err(v);
+    };
+    if rc.rank() != 1 || rc.len() != n {
+        return Err(Value::Array(rc));
+    }
+    let mut arr = match Rc::try_unwrap(rc) {
+        Ok(arr) => arr,
+        Err(rc) => return Err(Value::Array(rc)),
+    };
+    match &mut arr.data {
+        ArrayData::Prim { buf, offset: 0 }
+            if buf.len() == n && Rc::strong_count(buf) == 1 && Rc::weak_count(buf) == 0 =>
+        {
+            Ok(arr)
+        }
+        _ => Err(Value::Array(Rc::new(arr))),
+    }
+}
+
+/// [`select`], written over the buffer of `t` or of `f` when nothing else refers to it (a
+/// temporary of the branch), instead of into a new one.
+pub(super) fn select_owned(c: &[bool], t: Value, f: Value) -> Option<Value> {
+    let n = c.len();
+    // `dst` keeps its lanes where `c` equals `keep`, and takes `src`'s elsewhere.
+    let (mut dst, src, keep) = match unique_lanes(t, n) {
+        Ok(dst) => (dst, f, true),
+        Err(t) => match unique_lanes(f, n) {
+            Ok(dst) => (dst, t, false),
+            Err(f) => return select(c, &t, &f),
+        },
+    };
+    let done = match (&mut dst.data, &src) {
+        (ArrayData::Prim { buf, .. }, Value::Array(sa)) if sa.shape == [n as i64] => {
+            match (Rc::get_mut(buf), &sa.data) {
+                (
+                    Some(d),
+                    ArrayData::Prim {
+                        buf: sb,
+                        offset: so,
+                    },
+                ) => {
+                    macro_rules! blend {
+                        ($($var:ident),*) => {
+                            match (d, &**sb) {
+                                $((Buffer::$var(d), Buffer::$var(s)) => {
+                                    let s = &s[*so..*so + n];
+                                    for ((x, &y), &b) in d.iter_mut().zip(s).zip(c) {
+                                        *x = if b == keep { *x } else { y };
+                                    }
+                                    true
+                                })*
+                                _ => false,
+                            }
+                        };
+                    }
+                    blend!(I8, I16, I32, I64, U8, U16, U32, U64, F16, F32, F64, Bool)
+                }
+                _ => false,
+            }
+        }
+        _ => false,
+    };
+    let dst = Value::Array(Rc::new(dst));
+    if done {
+        Some(dst)
+    } else if keep {
+        select(c, &dst, &src)
+    } else {
+        select(c, &src, &dst)
     }
 }
 

@@ -9,7 +9,9 @@
 //! (indexing checks bounds only in those) and selects per lane; when that fails in a lane
 //! that does not count, it splits the lanes, evaluates each branch on its own lanes and
 //! merges the results. Mapped `iota`s stay symbolic sequences, so `a[j - 1]` is a view and
-//! `a[(j + r) % n]` two slice copies; maps nested over rows run in `nested`. Anything else
+//! `a[(j + r) % n]` two slice copies; maps nested over rows run in `nested`, and maps whose
+//! function captures lane values (`map (\j -> a[i, j]) (iota m)` with `i` a lane) run
+//! flattened over all elements of all lanes in `flat`. Anything else
 //! (loops over lane values, other SOACs over lanes, recursion, sum types) makes the attempt
 //! fail, and the caller falls back to applying the function per element: a structural
 //! failure is remembered on the lambda so it is not retried, and a run-time error (an index
@@ -23,13 +25,15 @@ use std::rc::Rc;
 use futhark_syntax::Span;
 use futhark_values::Buffer;
 
+mod affine;
+mod flat;
 mod lanes;
 mod nested;
 mod seq;
 
 use lanes::{
-    Holder, add_index, bind_sizes, broadcast, gather_rows, is_safe, merge, prim_lanes,
-    prim_type_of, record_fields, shape_binds_nothing, walk_slots, with_args,
+    Holder, Var, add_index, bind_sizes, broadcast, is_safe, merge, prim_lanes, prim_type_of,
+    record_fields, shape_binds_nothing, subset, walk_vars, with_args,
 };
 use seq::{as_seq, plain, seq_compare, seq_lanes, wrap_lanes};
 
@@ -59,6 +63,22 @@ enum V {
     /// `i64` lanes counting up from the start and wrapping to 0 at the modulus (`(j + r) % n`,
     /// with `0 <= start < modulus`), so that indexing with them copies two runs.
     Wrap(i64, i64),
+    /// Index lanes of a flattened nested map (see `affine.rs`); like `Seq`, only slots and
+    /// [`Cx::eval_seq`] hold it.
+    Aff(affine::Aff),
+    /// A function that captures lane values (`\j -> a[i, j]` with `i` a lane variable).
+    Fun(Rc<LaneFun>),
+}
+
+/// A lambda closed over values of which some differ between lanes.
+#[derive(Debug)]
+struct LaneFun {
+    lam: Rc<Lambda>,
+    /// The captured values, with units where they are lanes (for the ordinary evaluator,
+    /// which only sees expressions that read no lanes).
+    env: Vec<Value>,
+    /// The captured values.
+    cenv: Vec<V>,
 }
 
 /// Why vectorised evaluation stopped.
@@ -82,6 +102,9 @@ struct VFrame<'a> {
     /// (see [`Cx::speculate`]): indexing checks bounds only on these, the rest read clamped
     /// indices and their results are discarded. `None` when every lane counts.
     mask: Option<Rc<[bool]>>,
+    /// The captured values when the function being evaluated captures lanes (`env` then
+    /// holds units in their places).
+    cenv: Option<&'a [V]>,
 }
 
 /// Maximum nesting of vectorised calls (recursion is not vectorised, but deep call chains
@@ -120,6 +143,7 @@ fn run(m: &mut Machine, f: &Value, lanes: Vec<Value>, n: usize) -> Result<Option
         env: &env,
         n,
         mask: None,
+        cenv: None,
     };
     let mut cx = Cx { m, depth: 0 };
     let args = first.into_iter().map(V::Uni).chain(
@@ -136,7 +160,8 @@ fn run(m: &mut Machine, f: &Value, lanes: Vec<Value>, n: usize) -> Result<Option
     }
     let out = result.and_then(|()| cx.eval(&lam.body, &mut vf));
     match out {
-        Ok(v) => Ok(Some(cx.lanes(v, n).unwrap_or_else(|_| unit()))),
+        // A result that has no lanes (a function) is left to the per-element path.
+        Ok(v) => Ok(cx.lanes(v, n).ok()),
         Err(Fail::No) => {
             lam.no_vector.set(true);
             Ok(None)
@@ -248,6 +273,16 @@ impl Cx<'_> {
             V::Uni(x) => broadcast(&x, n).ok_or(Fail::No),
             V::Seq(start) => Ok(seq_lanes(start, n)),
             V::Wrap(start, modulus) => Ok(wrap_lanes(start, modulus, n)),
+            V::Aff(f) => Ok(f.values(n)),
+            V::Fun(_) => Err(Fail::No),
+        }
+    }
+
+    /// A captured value.
+    fn captured(&self, s: u32, vf: &VFrame<'_>) -> V {
+        match vf.cenv {
+            Some(c) => c[s as usize].clone(),
+            None => V::Uni(vf.env[s as usize].clone()),
         }
     }
 
@@ -264,7 +299,9 @@ impl Cx<'_> {
                 let (x, skip) = match &v {
                     V::Uni(x) => (x, 0),
                     V::Lanes(x) => (x, 1),
-                    V::Seq(_) | V::Wrap(..) => return self.bind(inner, v, vf),
+                    V::Seq(_) | V::Wrap(..) | V::Aff(_) | V::Fun(_) => {
+                        return self.bind(inner, v, vf);
+                    }
                 };
                 if skip == 0 || !shape_binds_nothing(shape) {
                     let mut tmp = Frame::new(vf.slots.len(), vf.env, None);
@@ -322,16 +359,13 @@ impl Cx<'_> {
         }
     }
 
-    /// Whether an expression reads any slot holding lanes.
+    /// Whether an expression reads any slot or captured value holding lanes.
     fn mentions_lanes(&self, e: &Exp, vf: &VFrame<'_>) -> bool {
         let mut found = false;
-        walk_slots(e, &mut |s| {
-            if matches!(
-                vf.slots.get(s as usize),
-                Some(Some(V::Lanes(_) | V::Seq(_) | V::Wrap(..)))
-            ) {
-                found = true;
-            }
+        let lanes = |v: Option<&V>| v.is_some_and(|v| !matches!(v, V::Uni(_)));
+        walk_vars(e, &mut |v| match v {
+            Var::Local(s) => found |= lanes(vf.slots.get(s as usize).and_then(|x| x.as_ref())),
+            Var::Captured(s) => found |= lanes(vf.cenv.and_then(|c| c.get(s as usize))),
         });
         found
     }
@@ -355,7 +389,7 @@ impl Cx<'_> {
                 let v = vf.slots[*s as usize].clone().ok_or(Fail::No)?;
                 Ok(plain(v, vf.n))
             }
-            Exp::Captured(s) => Ok(V::Uni(vf.env[*s as usize].clone())),
+            Exp::Captured(s) => Ok(plain(self.captured(*s, vf), vf.n)),
             Exp::Tuple(es) => {
                 let mut vals = Vec::with_capacity(es.len());
                 for x in es {
@@ -377,7 +411,7 @@ impl Cx<'_> {
             }
             Exp::Project(x, name, span) => match self.eval(x, vf)? {
                 V::Uni(v) => project(v, name, *span).map(V::Uni).or_else(retry),
-                V::Seq(_) | V::Wrap(..) => Err(Fail::No),
+                V::Seq(_) | V::Wrap(..) | V::Aff(_) | V::Fun(_) => Err(Fail::No),
                 V::Lanes(v) => {
                     let fields = record_fields(&v).ok_or(Fail::No)?;
                     fields
@@ -473,21 +507,32 @@ impl Cx<'_> {
                 self.eval(body, vf)
             }
             Exp::Lambda(lam) => {
-                let mut env = Vec::with_capacity(lam.captures.len());
+                let mut cenv = Vec::with_capacity(lam.captures.len());
                 for c in &lam.captures {
-                    env.push(match c {
-                        Capture::Local(s) => match &vf.slots[*s as usize] {
-                            Some(V::Uni(v)) => v.clone(),
-                            _ => return Err(Fail::No),
-                        },
-                        Capture::Captured(s) => vf.env[*s as usize].clone(),
+                    cenv.push(match c {
+                        Capture::Local(s) => vf.slots[*s as usize].clone().ok_or(Fail::No)?,
+                        Capture::Captured(s) => self.captured(*s, vf),
                         Capture::SelfRef => return Err(Fail::No),
                     });
                 }
-                Ok(V::Uni(Value::Fun(Rc::new(Fun::Closure {
+                let env = cenv
+                    .iter()
+                    .map(|v| match v {
+                        V::Uni(x) => x.clone(),
+                        _ => unit(),
+                    })
+                    .collect::<Vec<_>>();
+                if cenv.iter().all(|v| matches!(v, V::Uni(_))) {
+                    return Ok(V::Uni(Value::Fun(Rc::new(Fun::Closure {
+                        lam: lam.clone(),
+                        env: Rc::from(env),
+                    }))));
+                }
+                Ok(V::Fun(Rc::new(LaneFun {
                     lam: lam.clone(),
-                    env: Rc::from(env),
-                }))))
+                    env,
+                    cenv,
+                })))
             }
             Exp::Assert { cond, body, .. } => match self.eval(cond, vf)? {
                 V::Uni(c) if c.as_bool() == Some(true) => self.eval(body, vf),
@@ -519,6 +564,7 @@ impl Cx<'_> {
     fn eval_seq(&mut self, e: &Exp, vf: &mut VFrame<'_>) -> VResult<V> {
         match e {
             Exp::Local(s) | Exp::LocalMove(s) => vf.slots[*s as usize].clone().ok_or(Fail::No),
+            Exp::Captured(s) => Ok(self.captured(*s, vf)),
             Exp::BinOp(op, a, b, span) => {
                 let (x, y) = if let Exp::FlexLit(l) = &**a {
                     let y = self.eval_seq(b, vf)?;
@@ -531,6 +577,14 @@ impl Cx<'_> {
                     };
                     (x, y)
                 };
+                if matches!(x, V::Aff(_)) || matches!(y, V::Aff(_)) {
+                    if let Some(out) = affine::compare(*op, &x, &y, vf.n) {
+                        return Ok(V::Lanes(out));
+                    }
+                    if let Some(v) = affine::arith(*op, &x, &y, vf.n) {
+                        return Ok(v);
+                    }
+                }
                 use prim_ops::OvOp as O;
                 let shift = match (op, &x, &y) {
                     (O::Add, V::Seq(s), V::Uni(Value::Prim(Prim::I64(c))))
@@ -563,8 +617,7 @@ impl Cx<'_> {
                 .into_iter()
                 .map(|v| match v {
                     V::Uni(x) | V::Lanes(x) => x,
-                    V::Seq(start) => seq_lanes(start, n),
-                    V::Wrap(start, modulus) => wrap_lanes(start, modulus, n),
+                    _ => unit(),
                 })
                 .collect();
             return Ok(V::Uni(Value::Record(Rc::new(Record { names, values }))));
@@ -584,7 +637,7 @@ impl Cx<'_> {
 
     fn cond(&mut self, c: V, t: &Exp, f: &Exp, vf: &mut VFrame<'_>) -> VResult<V> {
         let c = match plain(c, vf.n) {
-            V::Seq(_) | V::Wrap(..) => return Err(Fail::No),
+            V::Seq(_) | V::Wrap(..) | V::Aff(_) | V::Fun(_) => return Err(Fail::No),
             V::Uni(c) => {
                 return match c.as_bool() {
                     Some(true) => self.eval(t, vf),
@@ -654,7 +707,7 @@ impl Cx<'_> {
         let (vt, vfv) = vt?;
         let n = bits.len();
         let (lt, lf) = (self.lanes(vt, n)?, self.lanes(vfv, n)?);
-        match lanes::select(bits, &lt, &lf) {
+        match lanes::select_owned(bits, lt, lf) {
             Some(v) => Ok(V::Lanes(v)),
             // Shapes that `select` does not handle: the exact split path.
             None => Err(Fail::Retry),
@@ -664,7 +717,12 @@ impl Cx<'_> {
     /// Evaluates `e` on a subset of the lanes (gathering only the lane slots it reads).
     fn on_lanes(&mut self, e: &Exp, which: &[usize], vf: &VFrame<'_>) -> VResult<V> {
         let mut used = vec![false; vf.slots.len()];
-        walk_slots(e, &mut |s| {
+        let mut used_captured = vec![false; vf.cenv.map_or(0, |c| c.len())];
+        walk_vars(e, &mut |v| {
+            let (s, used) = match v {
+                Var::Local(s) => (s, &mut used),
+                Var::Captured(s) => (s, &mut used_captured),
+            };
             if let Some(u) = used.get_mut(s as usize) {
                 *u = true;
             }
@@ -672,20 +730,25 @@ impl Cx<'_> {
         let mut slots = Vec::with_capacity(vf.slots.len());
         for (k, s) in vf.slots.iter().enumerate() {
             slots.push(match s {
-                Some(V::Lanes(v)) if used[k] => {
-                    Some(V::Lanes(gather_rows(v, which).ok_or(Fail::No)?))
-                }
-                // A subset of a sequence is no longer consecutive.
-                Some(V::Seq(start)) if used[k] => Some(V::Lanes(
-                    gather_rows(&seq_lanes(*start, vf.n), which).ok_or(Fail::No)?,
-                )),
-                Some(V::Wrap(start, modulus)) if used[k] => Some(V::Lanes(
-                    gather_rows(&wrap_lanes(*start, *modulus, vf.n), which).ok_or(Fail::No)?,
-                )),
-                Some(V::Lanes(_) | V::Seq(_) | V::Wrap(..)) => None,
-                other => other.clone(),
+                Some(V::Uni(_)) | None => s.clone(),
+                Some(v) if used[k] => Some(subset(v, which, vf.n)?),
+                Some(_) => None,
             });
         }
+        let cenv = match vf.cenv {
+            None => None,
+            Some(c) => {
+                let mut out = Vec::with_capacity(c.len());
+                for (k, v) in c.iter().enumerate() {
+                    out.push(match v {
+                        V::Uni(_) => v.clone(),
+                        v if used_captured[k] => subset(v, which, vf.n)?,
+                        _ => V::Uni(unit()),
+                    });
+                }
+                Some(out)
+            }
+        };
         let mut sub = VFrame {
             slots,
             env: vf.env,
@@ -694,6 +757,7 @@ impl Cx<'_> {
                 .mask
                 .as_ref()
                 .map(|m| which.iter().map(|&i| m[i]).collect()),
+            cenv: cenv.as_deref(),
         };
         self.eval(e, &mut sub)
     }
@@ -706,16 +770,17 @@ impl Cx<'_> {
         vf_mask: &Option<Rc<[bool]>>,
         span: Span,
     ) -> VResult<V> {
-        let V::Uni(fv) = f else {
-            return Err(Fail::No);
+        let fv = match f {
+            V::Uni(fv) => fv,
+            V::Fun(lf) => return self.apply_lane_fun(&lf, args, n, vf_mask, span),
+            _ => return Err(Fail::No),
         };
         if args.iter().all(|a| matches!(a, V::Uni(_))) {
             let vals = args
                 .into_iter()
                 .map(|a| match a {
                     V::Uni(x) | V::Lanes(x) => x,
-                    V::Seq(start) => seq_lanes(start, n),
-                    V::Wrap(start, modulus) => wrap_lanes(start, modulus, n),
+                    _ => unit(),
                 })
                 .collect();
             return self.m.apply(fv, vals, span).map(V::Uni).or_else(retry);
@@ -734,7 +799,7 @@ impl Cx<'_> {
             Fun::Builtin(Builtin::Prim(pf)) if args.len() == 1 => {
                 let arg = args.into_iter().next().ok_or(Fail::No)?;
                 let parts = match plain(arg, n) {
-                    V::Seq(_) | V::Wrap(..) => return Err(Fail::No),
+                    V::Seq(_) | V::Wrap(..) | V::Aff(_) | V::Fun(_) => return Err(Fail::No),
                     V::Uni(x) => x.tuple_elems().into_iter().map(V::Uni).collect(),
                     V::Lanes(x) => match record_fields(&x) {
                         Some(fs) if pf.arity() > 1 => {
@@ -751,7 +816,7 @@ impl Cx<'_> {
                     .into_iter()
                     .map(|a| match a {
                         V::Lanes(x) => Some(x),
-                        V::Uni(_) | V::Seq(_) | V::Wrap(..) => None,
+                        _ => None,
                     })
                     .collect::<Option<_>>()
                     .ok_or(Fail::No)?;
@@ -759,8 +824,10 @@ impl Cx<'_> {
             }
             Fun::Builtin(Builtin::Intrinsic(Intrinsic::Map)) if args.len() == 2 => {
                 let mut it = args.into_iter();
-                let (Some(V::Uni(g)), Some(V::Lanes(xs))) = (it.next(), it.next()) else {
-                    return Err(Fail::No);
+                let (g, xs) = match (it.next(), it.next()) {
+                    (Some(V::Fun(g)), Some(xs)) => return self.flat_map(&g, xs, n, vf_mask),
+                    (Some(V::Uni(g)), Some(V::Lanes(xs))) => (g, xs),
+                    _ => return Err(Fail::No),
                 };
                 // Not remembered: the same code may vectorise with another `g`.
                 nested::map_lanes(self.m, &g, &xs)
@@ -788,6 +855,7 @@ impl Cx<'_> {
                     env,
                     n,
                     mask: vf_mask.clone(),
+                    cenv: None,
                 };
                 for (p, a) in lam.params.iter().zip(args) {
                     self.bind(p, a, &mut sub).map_err(|e| match e {
@@ -811,6 +879,41 @@ impl Cx<'_> {
                     self.apply(r, rest, n, vf_mask, span)
                 }
             }
+        }
+    }
+
+    /// Calls a function that captures lanes.
+    fn apply_lane_fun(
+        &mut self,
+        lf: &LaneFun,
+        mut args: Vec<V>,
+        n: usize,
+        vf_mask: &Option<Rc<[bool]>>,
+        span: Span,
+    ) -> VResult<V> {
+        let arity = lf.lam.params.len();
+        if args.len() < arity || self.depth >= MAX_DEPTH {
+            return Err(Fail::No);
+        }
+        let rest = args.split_off(arity);
+        let mut sub = VFrame {
+            slots: vec![None; lf.lam.nslots],
+            env: &lf.env,
+            n,
+            mask: vf_mask.clone(),
+            cenv: Some(&lf.cenv),
+        };
+        for (p, a) in lf.lam.params.iter().zip(args) {
+            self.bind(p, a, &mut sub)?;
+        }
+        self.depth += 1;
+        let r = self.eval(&lf.lam.body, &mut sub);
+        self.depth -= 1;
+        let r = r?;
+        if rest.is_empty() {
+            Ok(r)
+        } else {
+            self.apply(r, rest, n, vf_mask, span)
         }
     }
 
@@ -928,7 +1031,7 @@ impl Cx<'_> {
                     .iter()
                     .map(|v| match v {
                         V::Uni(x) => DimIdx::Fix(x.as_i64().unwrap_or(-1)),
-                        V::Lanes(_) | V::Seq(_) | V::Wrap(..) => DimIdx::Fix(-1),
+                        _ => DimIdx::Fix(-1),
                     })
                     .collect();
                 let sub = array::index(a, &lead).or_else(retry)?;
@@ -948,6 +1051,12 @@ impl Cx<'_> {
         {
             return Ok(V::Lanes(out));
         }
+        if let V::Uni(Value::Array(a)) = &arr
+            && fixed.iter().any(|v| matches!(v, V::Aff(_)))
+            && let Some(out) = affine::index(a, &fixed, vf.n, vf.mask.as_deref())
+        {
+            return out.map(V::Lanes);
+        }
         let n = vf.n;
         let fixed: Vec<V> = fixed.into_iter().map(|v| plain(v, n)).collect();
         if let ([V::Lanes(ix)], V::Uni(Value::Array(a))) = (fixed.as_slice(), &arr)
@@ -963,7 +1072,7 @@ impl Cx<'_> {
                     .iter()
                     .map(|v| match v {
                         V::Uni(x) => DimIdx::Fix(x.as_i64().unwrap_or(-1)),
-                        V::Lanes(_) | V::Seq(_) | V::Wrap(..) => DimIdx::Fix(-1),
+                        _ => DimIdx::Fix(-1),
                     })
                     .collect();
                 array::index(a, &idx).map(V::Uni).or_else(retry)

@@ -51,7 +51,7 @@ pub(super) fn zip_lanes(parts: &[Value]) -> Option<Value> {
 }
 
 /// Merges the two outer dimensions (`[n][k]…` to `[n·k]…`) without copying.
-fn merge_outer(a: &Array) -> Option<Array> {
+pub(super) fn merge_outer(a: &Array) -> Option<Array> {
     let (n, k) = (a.shape.first()?, a.shape.get(1)?);
     let mut shape = vec![n.checked_mul(*k)?];
     shape.extend_from_slice(&a.shape[2..]);
@@ -70,7 +70,7 @@ fn merge_outer(a: &Array) -> Option<Array> {
 }
 
 /// Splits the outer dimension back into lanes of `k` (`[n·k]…` to `[n][k]…`).
-fn split_outer(a: &Array, n: usize, k: usize) -> Option<Array> {
+pub(super) fn split_outer(a: &Array, n: usize, k: usize) -> Option<Array> {
     if a.shape.first().copied() != Some((n * k) as i64) {
         return None;
     }
@@ -91,7 +91,7 @@ fn split_outer(a: &Array, n: usize, k: usize) -> Option<Array> {
 }
 
 /// Elements `[start, end)` of the outer dimension, as a view.
-fn rows(a: &Array, start: usize, end: usize) -> Array {
+pub(super) fn rows(a: &Array, start: usize, end: usize) -> Array {
     let mut shape = a.shape.clone();
     shape[0] = (end - start) as i64;
     let data = match &a.data {
@@ -115,7 +115,8 @@ fn rows(a: &Array, start: usize, end: usize) -> Array {
 }
 
 /// Appends the elements of `b` to `a` along the outer dimension (same row types).
-fn append(a: &mut Array, b: &Array) -> Option<()> {
+pub(super) fn append(a: &mut Array, b: &Array) -> Option<()> {
+    let elems = a.elems();
     match (&mut a.data, &b.data) {
         (
             ArrayData::Prim { buf, offset },
@@ -123,7 +124,7 @@ fn append(a: &mut Array, b: &Array) -> Option<()> {
                 buf: bb,
                 offset: bo,
             },
-        ) if *offset == 0 && a.shape[1..] == b.shape[1..] => {
+        ) if *offset == 0 && buf.len() == elems && a.shape[1..] == b.shape[1..] => {
             let dst = Rc::make_mut(buf);
             if !buf_extend(dst, bb, *bo, b.elems()) {
                 return None;
@@ -143,7 +144,7 @@ fn append(a: &mut Array, b: &Array) -> Option<()> {
 }
 
 /// A copy of `a` that owns its buffers from offset 0, with room for `total` outer elements.
-fn owned(a: &Array, total: usize) -> Option<Array> {
+pub(super) fn owned(a: &Array, total: usize) -> Option<Array> {
     let data = match &a.data {
         ArrayData::Prim { buf, offset } => {
             let len = a.elems();

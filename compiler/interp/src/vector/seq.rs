@@ -22,6 +22,7 @@ pub(super) fn plain(v: V, n: usize) -> V {
     match v {
         V::Seq(start) => V::Lanes(seq_lanes(start, n)),
         V::Wrap(start, modulus) => V::Lanes(wrap_lanes(start, modulus, n)),
+        V::Aff(f) => V::Lanes(f.values(n)),
         v => v,
     }
 }
@@ -66,6 +67,12 @@ pub(super) fn as_seq(x: &Value) -> Option<i64> {
     let Value::Array(a) = x else {
         return None;
     };
+    if let crate::value::ArrayData::Prim { buf, offset } = &a.data
+        && a.rank() == 1
+        && crate::eval::exp::is_shared_iota(buf)
+    {
+        return Some(*offset as i64);
+    }
     let (buf, off, n) = a.prim_slice()?;
     let Buffer::I64(v) = buf else {
         return None;
