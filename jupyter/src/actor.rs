@@ -77,8 +77,8 @@ pub fn spawn(options: Options, iopub: UnboundedSender<JupyterMessage>) -> Result
             };
             let p = session.placement();
             let banner = match &p.note {
-                Some(n) => format!("cells run on the {} ({n})", p.device),
-                None => format!("cells run on the {}", p.device),
+                Some(n) => format!("cells run on {} ({n})", session.location()),
+                None => format!("cells run on {}", session.location()),
             };
             let _ = ready_tx.send(Ok((session.interrupter(), banner)));
             let mut state = State {

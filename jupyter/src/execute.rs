@@ -34,6 +34,8 @@ struct Ran {
     shown: Shown,
     total_ms: f64,
     device: String,
+    location: String,
+    profile: Option<futhark_session::Profile>,
 }
 
 struct Cell<'a> {
@@ -74,7 +76,7 @@ pub fn execute(
         output: String::new(),
     };
     let mut error = None;
-    for step in magics::split(code) {
+    for step in magics::timed(magics::split(code)) {
         let r = match step {
             Step::Command(line) => cell.command(line),
             Step::Code(text) => cell.code(text, count),
@@ -186,11 +188,14 @@ impl Cell<'_> {
             let text = self.state.session.render(&out.warnings, true);
             self.stream(StreamContent::stderr(&text));
         }
+        if let Some(note) = &out.note {
+            self.stream(StreamContent::stderr(&format!("note: {note}")));
+        }
         if self.state.session.show_time && out.result.is_ok() {
             self.stream(StreamContent::stdout(&format!(
-                "-- {} on the {}",
+                "-- {} on {}",
                 out.timing.summary(),
-                out.device
+                out.location
             )));
         }
         match out.result {
@@ -198,6 +203,8 @@ impl Cell<'_> {
                 shown,
                 total_ms: out.timing.total.as_secs_f64() * 1e3,
                 device: out.device.to_string(),
+                location: out.location,
+                profile: out.profile,
             })),
             Ok(_) => Ok(None),
             Err(e) => Err(self.fail(&e)),
@@ -226,7 +233,7 @@ impl Cell<'_> {
             "<div class=\"futhark-footer\" style=\"color: #777; font-size: smaller\">{} · {} · {}</div>",
             escape(&shown.ty),
             duration_text(std::time::Duration::from_secs_f64(ran.total_ms / 1e3)),
-            escape(&ran.device)
+            escape(&ran.location)
         );
         let html = format!(
             "{}{footer}",
@@ -289,6 +296,11 @@ fn metadata(ran: &Ran) -> Map<String, Value> {
             "shape": ran.shown.value.shape(),
             "time_ms": ran.total_ms,
             "device": ran.device,
+            "location": ran.location,
+            "kernel_ms": ran.profile.as_ref().map(|p| p.kernel_ms()),
+            "kernels": ran.profile.as_ref().map(|p| p.kernels.iter().map(|k| json!({
+                "name": k.name, "launches": k.launches, "ms": k.ms,
+            })).collect::<Vec<_>>()),
         }),
     );
     m

@@ -48,6 +48,26 @@ pub fn split(code: &str) -> Vec<Step<'_>> {
     steps
 }
 
+/// The steps in the order they run: `%time` or `%profile` without an argument before code
+/// reports on that code, as IPython's `%time` does, so it moves after the cell's code.
+pub fn timed(steps: Vec<Step<'_>>) -> Vec<Step<'_>> {
+    let has_code = steps
+        .iter()
+        .any(|s| matches!(s, Step::Code(_) | Step::Img(_) | Step::Plot2d(_)));
+    if !has_code {
+        return steps;
+    }
+    let after = |s: &Step<'_>| {
+        matches!(s, Step::Command(line) if matches!(
+            futhark_session::commands::parse(line),
+            Ok(futhark_session::Command::Time(None) | futhark_session::Command::Profile)
+        ))
+    };
+    let (later, mut now): (Vec<Step<'_>>, Vec<Step<'_>>) = steps.into_iter().partition(after);
+    now.extend(later);
+    now
+}
+
 /// `img` or `plot2d` if `word` names one of them (exactly or by a unique prefix among all
 /// magics).
 fn drawing(word: &str) -> Option<&'static str> {
@@ -96,6 +116,24 @@ mod tests {
             vec![Step::Img("map (\\i -> [i]) xs")]
         );
         assert_eq!(split("%plot2d ys"), vec![Step::Plot2d("ys")]);
+    }
+
+    #[test]
+    fn time_without_argument_reports_on_the_cell() {
+        assert_eq!(
+            timed(split("%time\n%gpus 1\nmap (+1) xs")),
+            vec![
+                Step::Command("gpus 1"),
+                Step::Code("\nmap (+1) xs"),
+                Step::Command("time"),
+            ]
+        );
+        // Alone, or switching timing on, it stays where it is.
+        assert_eq!(timed(split("%time")), vec![Step::Command("time")]);
+        assert_eq!(
+            timed(split("%time on\n1")),
+            vec![Step::Command("time on"), Step::Code("\n1")]
+        );
     }
 
     #[test]

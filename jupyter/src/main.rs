@@ -2,7 +2,9 @@
 //!
 //! - `futhark-jupyter install [--user | --sys-prefix | --prefix P]` writes the kernelspec
 //!   (honouring `JUPYTER_DATA_DIR` for `--user`, the default);
-//! - `futhark-jupyter kernel --connection-file F` is what Jupyter starts.
+//! - `futhark-jupyter kernel --connection-file F` is what Jupyter starts;
+//! - `futhark-jupyter run NOTEBOOK [--output F]` executes a notebook through the kernel's
+//!   execute path and writes the outputs into it (for hosts without Jupyter).
 //!
 //! Module map: `install` (kernelspec), `kernel` (sockets and message loops), `actor` (the
 //! thread that owns the session), `execute` (cells and magics to output messages),
@@ -15,6 +17,7 @@ mod image;
 mod install;
 mod kernel;
 mod magics;
+mod nbrun;
 mod plot;
 mod png;
 
@@ -51,6 +54,21 @@ enum Cmd {
         #[arg(long)]
         gpus: Option<usize>,
     },
+    /// Execute a notebook's code cells in order through the kernel's execute path and
+    /// write their outputs into it (as `jupyter nbconvert --execute` would).
+    Run {
+        /// The notebook (.ipynb).
+        notebook: PathBuf,
+        /// Where to write the executed notebook (default: over the input).
+        #[arg(long, short = 'o')]
+        output: Option<PathBuf>,
+        /// Where cells run.
+        #[arg(long, default_value = "auto", value_parser = parse_backend)]
+        backend: BackendChoice,
+        /// Use at most this many GPUs.
+        #[arg(long)]
+        gpus: Option<usize>,
+    },
 }
 
 fn parse_backend(s: &str) -> Result<BackendChoice, String> {
@@ -69,6 +87,22 @@ fn main() -> ExitCode {
             backend,
             gpus,
         } => kernel::run(&connection_file, backend, gpus).map_err(|e| e.to_string()),
+        Cmd::Run {
+            notebook,
+            output,
+            backend,
+            gpus,
+        } => nbrun::run(&nbrun::RunArgs {
+            notebook,
+            output,
+            options: futhark_session::Options {
+                backend,
+                gpus,
+                ..Default::default()
+            },
+        })
+        .map(|n| eprintln!("futhark-jupyter: ran {n} code cells"))
+        .map_err(|e| e.to_string()),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -1,6 +1,6 @@
 //! `futhark-repl`: the terminal face of a [`futhark_session::Session`].
 //!
-//! `futhark-repl [FILE] [--gpus N] [--backend auto|interp|cuda]` reads cells with
+//! `futhark-repl [FILE] [--gpus N] [--backend auto|interp|cuda|cpu]` reads cells with
 //! rustyline (history, multi-line input, completion) or, when stdin is not a terminal, from
 //! the pipe, printing the reference REPL's prompts so transcripts compare.
 

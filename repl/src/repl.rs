@@ -40,6 +40,11 @@ impl Printer {
         if !out.warnings.is_empty() {
             print!("{}", session.render(&out.warnings, self.color));
         }
+        if let Some(note) = &out.note {
+            // A fallback to the interpreter: said on stderr, so transcripts stay the same.
+            let _ = std::io::stdout().flush();
+            eprintln!("note: {note}");
+        }
         match &out.result {
             Ok(Evaluated::Value(v)) => {
                 println!("{}", v.text.text);
@@ -52,7 +57,15 @@ impl Printer {
             Err(e) => self.error(session, e),
         }
         if session.show_time && out.result.is_ok() {
-            println!("-- {} on the {}", out.timing.summary(), out.device);
+            let mut line = format!("-- {} on {}", out.timing.summary(), out.location);
+            if let Some(p) = out.profile.as_ref().filter(|p| !p.kernels.is_empty()) {
+                line.push_str(&format!(
+                    ", kernels {:.3} ms in {} launches",
+                    p.kernel_ms(),
+                    p.kernels.iter().map(|k| k.launches).sum::<u64>()
+                ));
+            }
+            println!("{line}");
         }
     }
 }

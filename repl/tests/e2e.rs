@@ -100,9 +100,10 @@ inc 1
     expect("GPUs requested: 1");
     expect("backend: auto");
     expect("backend: interp");
-    expect("kernels: not available: the GPU backend is not built into the session yet");
-    expect("IR: not available");
-    expect("kernel profile: not available");
+    // The last expression cell was `2 + 2`: no kernels, but its IR and its profile.
+    expect("`futhark_cell` launches no kernels");
+    expect("-- kernels IR of `futhark_cell`");
+    expect("no kernels: the cell ran on the interpreter");
     expect(":mtype MODEXP");
     expect("unknown command :nonsense");
     assert!(out.ends_with("Leaving 'futhark repl'.\n"), "{out}");

@@ -22,5 +22,6 @@ export JUPYTER_DATA_DIR="$data"
 # The tests run on the interpreter whatever GPUs the machine has.
 "$target/release/futhark-jupyter" install --user --backend interp
 
+export FUTHARK_JUPYTER="$target/release/futhark-jupyter"
 cd "$here"
 "$venv/bin/python" -m pytest -q "$@"

@@ -98,12 +98,12 @@ def test_magics(kernel):
     run(kc, "1 + 1")
     for code, expected in [
         ("%type 1u8 + 2", "u8"),
-        ("%kernels", "not available"),
-        ("%ir", "not available"),
+        ("%kernels", "launches no kernels"),
+        ("%ir", "kernels IR of `futhark_cell`"),
         ("%gpus", "GPUs visible: 0"),
         ("%backend interp", "backend: interp"),
         ("%time", "last cell"),
-        ("%profile", "not available"),
+        ("%profile", "ran on the interpreter"),
         ("%mtype i32", "val"),
     ]:
         reply, out = run(kc, code)

@@ -1,8 +1,11 @@
 //! Where a cell runs: the backend the user asked for (`auto`, `interp`, `cuda`), the GPUs
 //! the driver can see, and the decision with the sentence that explains it.
 //!
-//! The GPU backend is not yet wired into the session, so every decision today lands on the
-//! interpreter; what changes with a GPU present is the message, which names the reason.
+//! With a GPU and NVRTC present, `auto` and `cuda` place cells on the GPUs (the session
+//! still falls back to the interpreter, saying why, for a cell the GPU path cannot run
+//! under `auto`); without them, `auto` runs on the interpreter and `cuda` says why it
+//! cannot. `cpu` runs the same compiled path on the CPU reference backend: the GPU path's
+//! code generation and host code without a GPU.
 
 use std::fmt;
 use std::str::FromStr;
@@ -16,18 +19,21 @@ pub enum BackendChoice {
     Auto,
     /// Always the reference interpreter.
     Interp,
-    /// CUDA; falls back to the interpreter, saying so, when it cannot run.
+    /// CUDA; a cell it cannot run is an error.
     Cuda,
+    /// The compiled path on the CPU reference backend (kernels interpreted on the host).
+    Cpu,
 }
 
 impl BackendChoice {
-    pub const NAMES: [&'static str; 3] = ["auto", "interp", "cuda"];
+    pub const NAMES: [&'static str; 4] = ["auto", "interp", "cuda", "cpu"];
 
     pub fn name(self) -> &'static str {
         match self {
             BackendChoice::Auto => "auto",
             BackendChoice::Interp => "interp",
             BackendChoice::Cuda => "cuda",
+            BackendChoice::Cpu => "cpu",
         }
     }
 }
@@ -40,7 +46,7 @@ impl fmt::Display for BackendChoice {
 
 /// A backend name that is not one of [`BackendChoice::NAMES`].
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-#[error("unknown backend \"{0}\" (expected auto, interp or cuda)")]
+#[error("unknown backend \"{0}\" (expected auto, interp, cuda or cpu)")]
 pub struct UnknownBackend(pub String);
 
 impl FromStr for BackendChoice {
@@ -51,6 +57,7 @@ impl FromStr for BackendChoice {
             "auto" => Ok(BackendChoice::Auto),
             "interp" | "interpreter" => Ok(BackendChoice::Interp),
             "cuda" | "gpu" => Ok(BackendChoice::Cuda),
+            "cpu" | "ir" => Ok(BackendChoice::Cpu),
             other => Err(UnknownBackend(other.to_string())),
         }
     }
@@ -62,6 +69,15 @@ pub enum Device {
     Interpreter,
     /// CUDA on this many GPUs.
     Gpus(usize),
+    /// The compiled program on the CPU reference backend.
+    CpuExecutor,
+}
+
+impl Device {
+    /// Whether cells placed here run compiled (not on the interpreter).
+    pub fn is_compiled(self) -> bool {
+        !matches!(self, Device::Interpreter)
+    }
 }
 
 impl fmt::Display for Device {
@@ -70,6 +86,7 @@ impl fmt::Display for Device {
             Device::Interpreter => f.write_str("interpreter"),
             Device::Gpus(1) => f.write_str("1 GPU"),
             Device::Gpus(n) => write!(f, "{n} GPUs"),
+            Device::CpuExecutor => f.write_str("CPU executor"),
         }
     }
 }
@@ -105,6 +122,14 @@ fn detect() -> GpuProbe {
         Ok(0) => GpuProbe {
             count: 0,
             reason: Some("the CUDA driver sees no GPU".to_string()),
+        },
+        Ok(n) if !futhark_cuda::runtime::nvrtc::available() => GpuProbe {
+            count: 0,
+            reason: Some(format!(
+                "{} visible, but {}",
+                Device::Gpus(n),
+                futhark_cuda::runtime::CudaError::NoNvrtc
+            )),
         },
         Ok(n) => GpuProbe {
             count: n,
@@ -150,6 +175,10 @@ pub fn place(choice: BackendChoice, gpus: Option<usize>, probe: &GpuProbe) -> Pl
     };
     match choice {
         BackendChoice::Interp => interp(None),
+        BackendChoice::Cpu => Placement {
+            device: Device::CpuExecutor,
+            note: None,
+        },
         BackendChoice::Auto | BackendChoice::Cuda => {
             let asked = match choice {
                 BackendChoice::Cuda => "the CUDA backend was requested, but ",
@@ -160,19 +189,22 @@ pub fn place(choice: BackendChoice, gpus: Option<usize>, probe: &GpuProbe) -> Pl
                     .reason
                     .clone()
                     .unwrap_or_else(|| "no GPU visible".to_string());
-                return interp(Some(format!("{asked}{why}; running on the interpreter")));
+                return interp(Some(match choice {
+                    BackendChoice::Cuda => format!(
+                        "{asked}{why}; expression cells cannot run (:backend auto or \
+                         :backend interp runs them on the interpreter)"
+                    ),
+                    _ => format!("{why}; running on the interpreter"),
+                }));
             }
             let using = gpus.unwrap_or(probe.count).min(probe.count);
             if using == 0 {
-                return interp(Some(format!(
-                    "{asked}0 GPUs were requested; running on the interpreter"
-                )));
+                return interp(Some(format!("{asked}0 GPUs were requested")));
             }
-            interp(Some(format!(
-                "{asked}{} visible, but the GPU backend is not built into the session yet; \
-                 running on the interpreter",
-                Device::Gpus(probe.count)
-            )))
+            Placement {
+                device: Device::Gpus(using),
+                note: None,
+            }
         }
     }
 }
@@ -204,16 +236,36 @@ mod tests {
     }
 
     #[test]
-    fn cuda_with_gpus_explains_missing_backend() {
+    fn gpus_are_used_up_to_the_count_visible() {
         let probe = GpuProbe {
             count: 2,
             reason: None,
         };
         let p = place(BackendChoice::Cuda, Some(1), &probe);
-        assert_eq!(p.device, Device::Interpreter);
-        let note = p.note.unwrap_or_default();
-        assert!(note.contains("2 GPUs visible"), "{note}");
-        assert!(note.contains("not built into the session yet"), "{note}");
+        assert_eq!(
+            p,
+            Placement {
+                device: Device::Gpus(1),
+                note: None
+            }
+        );
+        assert_eq!(
+            place(BackendChoice::Auto, Some(8), &probe).device,
+            Device::Gpus(2)
+        );
+        assert_eq!(
+            place(BackendChoice::Auto, None, &probe).device,
+            Device::Gpus(2)
+        );
+        let none = place(BackendChoice::Auto, Some(0), &probe);
+        assert_eq!(none.device, Device::Interpreter);
+    }
+
+    #[test]
+    fn cpu_runs_compiled_without_a_gpu() {
+        let p = place(BackendChoice::Cpu, None, &no_gpu());
+        assert_eq!(p.device, Device::CpuExecutor);
+        assert!(p.device.is_compiled());
     }
 
     #[test]

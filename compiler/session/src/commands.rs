@@ -11,10 +11,6 @@ use crate::backend::{BackendChoice, probe_gpus};
 use crate::engine::Session;
 use crate::outcome::{CellError, ErrorKind, duration_text};
 
-/// What the GPU-only commands say until the CUDA backend is wired into sessions.
-pub const GPU_NOT_AVAILABLE: &str =
-    "not available: the GPU backend is not built into the session yet";
-
 /// A parsed command.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Command {
@@ -31,12 +27,14 @@ pub enum Command {
     Kernels,
     Ir(Option<String>),
     Profile,
+    /// `:compare [A B]`: cell B's times against cell A's (default: the last two).
+    Compare(Option<(usize, usize)>),
     Help,
     Quit,
 }
 
 /// Every command: name, argument synopsis, one-line description.
-pub const COMMANDS: [(&str, &str, &str); 13] = [
+pub const COMMANDS: [(&str, &str, &str); 14] = [
     (
         "load",
         "FILE",
@@ -58,16 +56,29 @@ pub const COMMANDS: [(&str, &str, &str); 13] = [
     ("gpus", "[N]", "show the visible GPUs, or use at most N"),
     (
         "backend",
-        "[auto|interp|cuda]",
+        "[auto|interp|cuda|cpu]",
         "show or choose where cells run",
     ),
-    ("kernels", "", "show the GPU kernels of the last cell"),
+    (
+        "kernels",
+        "",
+        "show the CUDA source of the last cell's kernels",
+    ),
     (
         "ir",
-        "[STAGE]",
-        "show the intermediate representation of the last cell",
+        "[soacs|fused|kernels]",
+        "show the IR of the last cell (default: kernels)",
     ),
-    ("profile", "", "show where the last cell's time went"),
+    (
+        "profile",
+        "",
+        "show where the last cell ran and its kernels' times",
+    ),
+    (
+        "compare",
+        "[A B]",
+        "compare the times of expression cells A and B (default: the last two)",
+    ),
     ("help", "", "show this help"),
     ("quit", "", "leave"),
 ];
@@ -126,6 +137,20 @@ pub fn parse(line: &str) -> Result<Command, CellError> {
         "kernels" => Command::Kernels,
         "ir" => Command::Ir((!arg.is_empty()).then(|| arg.to_string())),
         "profile" => Command::Profile,
+        "compare" => Command::Compare(match arg {
+            "" => None,
+            _ => {
+                let nums: Vec<usize> = arg
+                    .split_whitespace()
+                    .map(|w| w.trim_matches(|c| c == '[' || c == ']').parse())
+                    .collect::<Result<_, _>>()
+                    .map_err(|_| usage("takes two cell numbers"))?;
+                match nums.as_slice() {
+                    [a, b] => Some((*a, *b)),
+                    _ => return Err(usage("takes two cell numbers")),
+                }
+            }
+        }),
         "help" => Command::Help,
         _ => Command::Quit,
     })
@@ -254,8 +279,21 @@ pub fn run(session: &mut Session, command: Command, marker: char) -> CommandOutp
                 format!("nothing named {name} in scope"),
             )),
         },
-        Command::Time(None) => CommandOutput::text(match session.last_timing() {
-            Some(t) => format!("last cell: {}", t.summary()),
+        Command::Time(None) => CommandOutput::text(match session.last_cell() {
+            Some(c) => {
+                let mut text = format!("last cell: {} on {}", c.timing.summary(), c.location);
+                if let Some(p) = &c.profile {
+                    text.push_str(&format!(
+                        "\nkernels: {:.3} ms in {} launches",
+                        p.kernel_ms(),
+                        p.kernels.iter().map(|k| k.launches).sum::<u64>()
+                    ));
+                    for k in &p.kernels {
+                        text.push_str(&format!("\n  {} ×{}: {:.3} ms", k.name, k.launches, k.ms));
+                    }
+                }
+                text
+            }
             None => "no cell has run yet".to_string(),
         }),
         Command::Time(Some(on)) => {
@@ -279,6 +317,17 @@ pub fn run(session: &mut Session, command: Command, marker: char) -> CommandOutp
                 }
             ));
             text.push_str(&placement_text(session));
+            let residents = session.residents();
+            if !residents.is_empty() {
+                text.push_str("\nresident: ");
+                text.push_str(
+                    &residents
+                        .iter()
+                        .map(|(n, t)| format!("{n} : {t}"))
+                        .collect::<Vec<_>>()
+                        .join(", "),
+                );
+            }
             CommandOutput::text(text)
         }
         Command::Backend(b) => {
@@ -291,18 +340,46 @@ pub fn run(session: &mut Session, command: Command, marker: char) -> CommandOutp
                 placement_text(session)
             ))
         }
-        Command::Kernels => CommandOutput::text(format!("kernels: {GPU_NOT_AVAILABLE}")),
-        Command::Ir(stage) => CommandOutput::text(format!(
-            "IR{}: {GPU_NOT_AVAILABLE}",
-            stage.map(|s| format!(" ({s})")).unwrap_or_default()
-        )),
-        Command::Profile => CommandOutput::text(format!(
-            "{}\nkernel profile: {GPU_NOT_AVAILABLE}",
-            match session.last_timing() {
-                Some(t) => format!("last cell on the interpreter: {}", t.summary()),
-                None => "no cell has run yet".to_string(),
+        Command::Kernels => match session.last_kernels() {
+            Ok(t) => CommandOutput::text(t.trim_end()),
+            Err(e) => CommandOutput::error(e),
+        },
+        Command::Ir(stage) => {
+            let name = stage.as_deref().unwrap_or("kernels");
+            let Some(stage) = futhark_db::IrStage::from_name(name) else {
+                return CommandOutput::error(CellError::message(
+                    ErrorKind::Usage,
+                    format!("unknown IR stage {name} (expected soacs, fused or kernels)"),
+                ));
+            };
+            match session.last_ir(stage) {
+                Ok(t) => CommandOutput::text(t.trim_end()),
+                Err(e) => CommandOutput::error(e),
             }
-        )),
+        }
+        Command::Profile => CommandOutput::text(match session.last_cell() {
+            Some(c) => {
+                let mut text = format!(
+                    "cell [{}] on {}: {}",
+                    c.number,
+                    c.location,
+                    c.timing.summary()
+                );
+                if let Some(n) = &c.note {
+                    text.push_str(&format!("\n{n}"));
+                }
+                match &c.profile {
+                    Some(p) => {
+                        text.push('\n');
+                        text.push_str(&p.table());
+                    }
+                    None => text.push_str("\nno kernels: the cell ran on the interpreter"),
+                }
+                text
+            }
+            None => "no cell has run yet".to_string(),
+        }),
+        Command::Compare(cells) => compare(session, cells),
         Command::Help => CommandOutput::text(help(marker)),
         Command::Quit => CommandOutput {
             quit: true,
@@ -311,9 +388,62 @@ pub fn run(session: &mut Session, command: Command, marker: char) -> CommandOutp
     }
 }
 
+/// `:compare`: cell B against cell A, wall time, run time and kernel time.
+fn compare(session: &Session, cells: Option<(usize, usize)>) -> CommandOutput {
+    let ran = session.ran_cells();
+    let pick = |n: usize| ran.iter().rev().find(|c| c.number == n);
+    let (a, b) = match cells {
+        None => match ran {
+            [.., a, b] => (a, b),
+            _ => {
+                return CommandOutput::error(CellError::message(
+                    ErrorKind::Usage,
+                    "fewer than two expression cells have run",
+                ));
+            }
+        },
+        Some((x, y)) => match (pick(x), pick(y)) {
+            (Some(a), Some(b)) => (a, b),
+            _ => {
+                return CommandOutput::error(CellError::message(
+                    ErrorKind::Usage,
+                    format!("no expression cell [{x}] and [{y}] ran"),
+                ));
+            }
+        },
+    };
+    let ms = |d: std::time::Duration| d.as_secs_f64() * 1e3;
+    let row = |what: &str, x: f64, y: f64| {
+        let ratio = if y > 0.0 {
+            format!("{:.2}x", x / y)
+        } else {
+            "-".to_string()
+        };
+        format!("{what:<14} {x:>12.3} {y:>12.3} {ratio:>9}\n")
+    };
+    let mut text = format!(
+        "[{}] on {}\n[{}] on {}\n{:<14} {:>12} {:>12} {:>9}\n",
+        a.number,
+        a.location,
+        b.number,
+        b.location,
+        "ms",
+        format!("[{}]", a.number),
+        format!("[{}]", b.number),
+        "speedup"
+    );
+    text.push_str(&row("cell", ms(a.timing.total), ms(b.timing.total)));
+    text.push_str(&row("run", ms(a.timing.eval), ms(b.timing.eval)));
+    if let (Some(p), Some(q)) = (&a.profile, &b.profile) {
+        text.push_str(&row("kernels, sum", p.kernel_ms(), q.kernel_ms()));
+        text.push_str(&row("busiest GPU", p.busiest_ms(), q.busiest_ms()));
+    }
+    CommandOutput::text(text.trim_end())
+}
+
 fn placement_text(session: &Session) -> String {
     let p = session.placement();
-    let mut s = format!("\ncells run on: {}", p.device);
+    let mut s = format!("\ncells run on: {}", session.location());
     if let Some(n) = &p.note {
         s.push_str(&format!("\nnote: {n}"));
     }

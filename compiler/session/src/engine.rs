@@ -10,6 +10,15 @@
 //! from the parsed expression (so its spans are the user's), and the interpreter evaluates
 //! the text `def it = <exp>` and then `it` (the [`SpanMap`](crate::spans::SpanMap) removes
 //! the prefix from locations).
+//!
+//! When the placement is compiled (CUDA, or the CPU executor), an expression cell is
+//! compiled instead, as the entry point of a program made of the loaded file, the
+//! declaration cells and the cell ([`Session::cell_program`]), and run by the
+//! [`Runner`](crate::compiled::Runner) that lives as long as the session; its result stays
+//! resident there as `it`. The interpreter is the session's reference state: the cells that
+//! ran compiled are queued (`pending`) and replayed on it only when a later cell needs the
+//! interpreter (a fallback, or `:backend interp`), so a session that stays on the GPU never
+//! recomputes on the interpreter.
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -18,20 +27,42 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use futhark_check::{CheckContext, FileScope};
-use futhark_db::{Database, File};
+use futhark_db::{Database, File, IrStage};
 use futhark_interp::RuntimeError;
 use futhark_syntax::ast::{Dec, DecKind, Exp};
 use futhark_syntax::{Diagnostic, FileId, Severity};
 
-use crate::backend::{BackendChoice, Placement, place, probe_gpus};
+use crate::backend::{BackendChoice, Device, Placement, place, probe_gpus};
+use crate::compiled::{CELL_ENTRY, Compiled, Layout, Ran, RunError, Runner};
 use crate::format::{FormatOptions, format_value};
-use crate::outcome::{CellError, CellOutcome, ErrorKind, Evaluated, Shown, Timing};
+use crate::outcome::{CellError, CellOutcome, ErrorKind, Evaluated, Profile, Shown, Timing};
 use crate::program::{self, Defs};
 use crate::spans::Origin;
 use crate::worker::{Part, Reply, Worker};
 
 /// The text put in front of an expression so that the interpreter binds it to `it`.
 const IT_PREFIX: &str = "def it = ";
+
+/// The database path of the program a compiled cell becomes.
+const CELL_PROGRAM: &str = "[cell program]";
+
+/// Where a cell ran and what the compiled path measured.
+struct Placed {
+    device: Device,
+    location: String,
+    note: Option<String>,
+    profile: Option<Profile>,
+}
+
+/// The last cell that ran, for `:profile`.
+#[derive(Clone, Debug)]
+pub struct LastCell {
+    pub number: usize,
+    pub location: String,
+    pub timing: Timing,
+    pub note: Option<String>,
+    pub profile: Option<Profile>,
+}
 
 /// How a session starts.
 #[derive(Clone, Debug, Default)]
@@ -74,6 +105,24 @@ pub struct Session {
     options: Options,
     placement: Placement,
     last: Option<Timing>,
+    last_cell: Option<LastCell>,
+    /// Every expression cell that ran, by number (for `:compare`).
+    ran_cells: Vec<LastCell>,
+    /// The compiled path's backend and resident values, opened at the first compiled cell.
+    runner: Option<Box<dyn Runner>>,
+    /// The placement `runner` was opened for, and its number of devices.
+    runner_for: Option<(Device, usize)>,
+    /// Backends opened before for other placements (`:gpus 1` after `:gpus 2` finds its
+    /// backend with its kernels loaded); they hold no values.
+    parked: Vec<((Device, usize), Box<dyn Runner>)>,
+    /// The texts of the declaration cells since the last load, in order.
+    decl_texts: Vec<DeclCell>,
+    /// Cells that ran compiled, not yet evaluated by the interpreter.
+    pending: Vec<Part>,
+    /// The program of the last expression cell (for `:ir` and `:kernels`).
+    last_program: Option<Result<String, String>>,
+    /// The text of the last expression cell.
+    last_exp: String,
     /// Whether faces should print timing after each cell (`:time on`).
     pub show_time: bool,
 }
@@ -88,7 +137,7 @@ impl Session {
         let built = program::build(ctx, &db, root);
         let worker = start_worker(built.program, interrupt.clone())?;
         let placement = place(options.backend, options.gpus, probe_gpus());
-        Ok(Session {
+        let mut session = Session {
             db,
             ctx,
             scope: Arc::new(ctx.initial_scope()),
@@ -100,8 +149,19 @@ impl Session {
             options,
             placement,
             last: None,
+            last_cell: None,
+            ran_cells: Vec::new(),
+            runner: None,
+            runner_for: None,
+            parked: Vec::new(),
+            decl_texts: Vec::new(),
+            pending: Vec::new(),
+            last_program: None,
+            last_exp: String::new(),
             show_time: false,
-        })
+        };
+        session.replace();
+        Ok(session)
     }
 
     /// The number the next cell will get.
@@ -137,18 +197,158 @@ impl Session {
         &self.placement
     }
 
-    /// Chooses the backend; returns the new placement.
+    /// Chooses the backend; returns the new placement. A compiled placement opens its
+    /// backend now, so that the placement names the device (or says why it cannot).
     pub fn set_backend(&mut self, backend: BackendChoice) -> &Placement {
         self.options.backend = backend;
-        self.placement = place(backend, self.options.gpus, probe_gpus());
+        self.replace();
         &self.placement
     }
 
-    /// Limits the GPUs used (`None`: all); returns the new placement.
+    /// Limits the GPUs used (`None`: all); returns the new placement. The GPUs are opened
+    /// again with the new count; resident values move through the host.
     pub fn set_gpus(&mut self, gpus: Option<usize>) -> &Placement {
         self.options.gpus = gpus;
-        self.placement = place(self.options.backend, gpus, probe_gpus());
+        self.replace();
         &self.placement
+    }
+
+    fn replace(&mut self) {
+        self.placement = place(self.options.backend, self.options.gpus, probe_gpus());
+        if self.placement.device.is_compiled()
+            && let Err(why) = self.ensure_runner()
+        {
+            self.placement = self.unusable(why);
+        }
+    }
+
+    /// The placement when the compiled backend cannot be opened.
+    fn unusable(&self, why: String) -> Placement {
+        Placement {
+            device: Device::Interpreter,
+            note: Some(match self.options.backend {
+                BackendChoice::Auto => format!("{why}; running on the interpreter"),
+                b => format!("the {b} backend was requested, but {why}"),
+            }),
+        }
+    }
+
+    /// Where cells run, in words: `the interpreter`, `cuda: 1 GPU (NVIDIA H100 (sm_90))`.
+    pub fn location(&self) -> String {
+        match (&self.runner, self.placement.device) {
+            (_, Device::Interpreter) => "the interpreter".to_string(),
+            (Some(r), d) if self.runner_for.map(|w| w.0) == Some(d) => r.label(),
+            (_, d) => format!("the {d}"),
+        }
+    }
+
+    /// The last cell that ran successfully: where, how long, and its kernels.
+    pub fn last_cell(&self) -> Option<&LastCell> {
+        self.last_cell.as_ref()
+    }
+
+    /// The expression cells that ran successfully, oldest first.
+    pub fn ran_cells(&self) -> &[LastCell] {
+        &self.ran_cells
+    }
+
+    /// The names kept resident by the compiled path, with their types.
+    pub fn residents(&self) -> Vec<(String, String)> {
+        self.runner
+            .as_ref()
+            .map(|r| {
+                r.residents()
+                    .into_iter()
+                    .map(|(n, l)| (n, l.annotation()))
+                    .collect()
+            })
+            .unwrap_or_default()
+    }
+
+    /// Opens the compiled backend the placement asks for, if it is not open; values
+    /// resident on a previous one move over through the host.
+    fn ensure_runner(&mut self) -> Result<(), String> {
+        let device = self.placement.device;
+        let count = match device {
+            Device::Gpus(n) => n,
+            // The CPU executor stands in for as many GPUs as asked for (one by default).
+            _ => self.options.gpus.unwrap_or(1).max(1),
+        };
+        let want = (device, count);
+        if self.runner.is_some() && self.runner_for == Some(want) {
+            return Ok(());
+        }
+        let mut carried = Vec::new();
+        if let (Some(mut r), Some(key)) = (self.runner.take(), self.runner_for.take()) {
+            carried = r.take_host();
+            self.parked.push((key, r));
+        }
+        let mut runner: Box<dyn Runner> = match self.parked.iter().position(|p| p.0 == want) {
+            Some(i) => self.parked.swap_remove(i).1,
+            None => match device {
+                Device::Interpreter => return Err("no compiled backend is placed".to_string()),
+                Device::CpuExecutor => open_cpu(count)?,
+                Device::Gpus(n) => open_cuda(n)?,
+            },
+        };
+        for (name, layout, vals) in carried {
+            runner.keep(&name, layout, vals);
+        }
+        self.runner = Some(runner);
+        self.runner_for = Some(want);
+        Ok(())
+    }
+
+    /// The program an expression cell becomes on the compiled path: the loaded file
+    /// (opened), each declaration cell in a module of its own (so a later cell may redefine
+    /// a name, as in the session), and the expression as an entry point taking the
+    /// resident values as parameters.
+    /// Only the resident values the expression mentions become parameters, so a cell that
+    /// does not use `it` compiles to the same program (and kernels) whatever `it` holds.
+    ///
+    /// A declaration cell that mentions a resident value (`def y = it + 1`) cannot be part
+    /// of the program (the value is a parameter of the entry point, not a definition), so
+    /// it is left out and the names it defines are marked: an expression that uses one of
+    /// them (or a later declaration that does) has no program, and the cell runs on the
+    /// interpreter. Leaving such a declaration out silently would let an older definition
+    /// of the same name answer instead.
+    pub fn cell_program(&self, exp: &str) -> Result<String, String> {
+        let residents = self
+            .runner
+            .as_ref()
+            .map(|r| r.residents())
+            .unwrap_or_default();
+        program_text(self.loaded.as_deref(), &self.decl_texts, exp, &residents)
+    }
+
+    /// The program of the last expression cell, and the offset of its entry point.
+    fn last_program_file(&mut self) -> Result<(File, u32), CellError> {
+        let text = match self.last_program.clone() {
+            Some(Ok(text)) => text,
+            Some(Err(why)) => return Err(CellError::message(ErrorKind::Usage, why)),
+            None => {
+                return Err(CellError::message(
+                    ErrorKind::Usage,
+                    "no expression cell has run yet",
+                ));
+            }
+        };
+        let at = text.find(&format!("entry {CELL_ENTRY}")).unwrap_or(0) as u32;
+        Ok((self.db.set_file(CELL_PROGRAM, text), at))
+    }
+
+    /// The IR of the last expression cell's entry point at `stage`.
+    pub fn last_ir(&mut self, stage: IrStage) -> Result<String, CellError> {
+        let (file, at) = self.last_program_file()?;
+        let view = futhark_ide::ir_view::show_ir(&self.db, file, Some(at), stage);
+        Ok(view.text)
+    }
+
+    /// The CUDA source of the kernels the last expression cell launches.
+    pub fn last_kernels(&mut self) -> Result<String, CellError> {
+        let (file, at) = self.last_program_file()?;
+        let view = futhark_ide::ir_view::show_cuda(&self.db, file, Some(at));
+        Ok(view.text)
     }
 
     /// Timing of the last cell that ran.
@@ -222,10 +422,21 @@ impl Session {
         self.scope = checked.scope;
         self.defs = built.defs;
         self.loaded = Some(path.to_path_buf());
+        self.forget_cells();
         Ok(LoadReport {
             warnings,
             time: start.elapsed(),
         })
+    }
+
+    /// Forgets what the cells defined (after a load).
+    fn forget_cells(&mut self) {
+        self.decl_texts.clear();
+        self.pending.clear();
+        self.last_program = None;
+        if let Some(r) = &mut self.runner {
+            r.clear();
+        }
     }
 
     /// Loads the last loaded file again (or empties the session when none was).
@@ -239,6 +450,7 @@ impl Session {
                 self.worker = start_worker(built.program, self.interrupt.clone())?;
                 self.scope = Arc::new(self.ctx.initial_scope());
                 self.defs = built.defs;
+                self.forget_cells();
                 Ok(LoadReport {
                     warnings: Vec::new(),
                     time: start.elapsed(),
@@ -254,17 +466,37 @@ impl Session {
         self.next_cell += 1;
         let mut timing = Timing::default();
         let mut warnings = Vec::new();
-        let result = self.eval_inner(number, text, on_trace, &mut timing, &mut warnings);
+        let mut ran = Placed {
+            device: Device::Interpreter,
+            location: "the interpreter".to_string(),
+            note: None,
+            profile: None,
+        };
+        let result = self.eval_inner(number, text, on_trace, &mut timing, &mut warnings, &mut ran);
         timing.total = start.elapsed();
         if result.is_ok() {
             self.last = Some(timing);
+            let cell = LastCell {
+                number,
+                location: ran.location.clone(),
+                timing,
+                note: ran.note.clone(),
+                profile: ran.profile.clone(),
+            };
+            if matches!(result, Ok(Evaluated::Value(_))) {
+                self.ran_cells.push(cell.clone());
+            }
+            self.last_cell = Some(cell);
         }
         CellOutcome {
             number,
             result,
             warnings,
             timing,
-            device: self.placement.device,
+            device: ran.device,
+            location: ran.location,
+            note: ran.note,
+            profile: ran.profile,
         }
     }
 
@@ -275,6 +507,7 @@ impl Session {
         on_trace: &mut dyn FnMut(&str),
         timing: &mut Timing,
         warnings: &mut Vec<Diagnostic>,
+        ran: &mut Placed,
     ) -> Result<Evaluated, CellError> {
         let check_start = Instant::now();
         let name = format!("[{number}]");
@@ -308,14 +541,31 @@ impl Session {
                 hints,
                 origin: Some(origin(0)),
             }];
-            self.run(parts, on_trace, timing)?;
+            // After cells that ran compiled, declarations wait with them for the next
+            // cell that needs the interpreter (they are only definitions until then).
+            if self.pending.is_empty() {
+                self.run(parts, on_trace, timing)?;
+            } else {
+                self.pending.extend(parts);
+            }
             self.scope = checked.scope;
             self.defs.extend(checked.info.defs);
-            return Ok(Evaluated::Declared(declared_names(&cell.decs)));
+            let names = declared_names(&cell.decs);
+            if let Some(r) = &mut self.runner {
+                for n in &names {
+                    r.forget(n);
+                }
+            }
+            self.decl_texts.push(DeclCell {
+                text: text.to_string(),
+                names: names.clone(),
+            });
+            return Ok(Evaluated::Declared(names));
         };
         let checked = futhark_check::check_exp(self.ctx, &scope, id, &exp);
         split_diagnostics(checked.diagnostics, warnings)?;
         let ty = checked.ty.to_string();
+        let layout = Layout::of(&checked.ty);
         let hints = program::shift_hints(
             program::hints_for(self.ctx, &checked.info, &self.defs),
             id,
@@ -323,7 +573,9 @@ impl Session {
         );
         let with_it = bind_it(self.ctx, &scope, id, exp, &imports);
         timing.check = check_start.elapsed();
-        let parts = vec![
+        self.last_program = Some(self.cell_program(text));
+        self.last_exp = text.to_string();
+        let mut parts = vec![
             Part {
                 text: format!("{IT_PREFIX}{text}"),
                 file: Some(id),
@@ -337,11 +589,69 @@ impl Session {
                 origin: None,
             },
         ];
+        if self.options.backend == BackendChoice::Cuda && !self.placement.device.is_compiled() {
+            let why = self.placement.note.clone().unwrap_or_else(|| {
+                "the CUDA backend was requested, but no GPU is usable".to_string()
+            });
+            return Err(CellError::message(ErrorKind::Usage, why));
+        }
+        if self.placement.device.is_compiled() {
+            match self.run_compiled(layout.as_ref(), timing, ran) {
+                Ok(r) => {
+                    // The interpreter evaluates `def it = …` when it next runs a cell.
+                    parts.truncate(1);
+                    self.pending.extend(parts);
+                    if let Some(s) = with_it {
+                        scope = s;
+                    }
+                    self.scope = scope;
+                    let text = format_value(&r.value, self.options.format);
+                    return Ok(Evaluated::Value(Shown {
+                        value: r.value,
+                        ty,
+                        text,
+                    }));
+                }
+                Err(RunError::Program(msg)) => {
+                    return Err(CellError::message(ErrorKind::Runtime, msg));
+                }
+                Err(RunError::Cannot(why)) => {
+                    if self.options.backend != BackendChoice::Auto {
+                        return Err(CellError::message(
+                            ErrorKind::Usage,
+                            format!("{} cannot run this cell: {why}", self.location()),
+                        ));
+                    }
+                    *ran = Placed {
+                        device: Device::Interpreter,
+                        location: "the interpreter".to_string(),
+                        note: Some(format!(
+                            "ran on the interpreter: {} cannot run this cell: {why}",
+                            self.location()
+                        )),
+                        profile: None,
+                    };
+                    timing.compile = Duration::ZERO;
+                }
+            }
+        }
+        self.flush_pending()?;
         let value = self.run(parts, on_trace, timing)?;
         if let Some(s) = with_it {
             scope = s;
         }
         self.scope = scope;
+        // The interpreter's result becomes the resident `it` where it has a data form, so
+        // a later compiled cell can use it; otherwise the compiled path forgets `it`.
+        if let Some(r) = &mut self.runner {
+            match (&layout, &value) {
+                (Some(l), Some(v)) => match l.flatten(v) {
+                    Some(vals) => r.keep("it", l.clone(), vals),
+                    None => r.forget("it"),
+                },
+                _ => r.forget("it"),
+            }
+        }
         match value {
             Some(value) => {
                 let text = format_value(&value, self.options.format);
@@ -349,6 +659,88 @@ impl Session {
             }
             None => Ok(Evaluated::Nothing),
         }
+    }
+
+    /// Runs the last expression cell's program on the compiled backend.
+    fn run_compiled(
+        &mut self,
+        layout: Option<&Layout>,
+        timing: &mut Timing,
+        ran: &mut Placed,
+    ) -> Result<Ran, RunError> {
+        let layout = layout.ok_or_else(|| {
+            RunError::Cannot(
+                "the compiled path keeps and shows primitives, arrays of primitives and tuples \
+                 of them, not values of this cell's type"
+                    .to_string(),
+            )
+        })?;
+        self.ensure_runner().map_err(RunError::Cannot)?;
+        let text = match self.last_program.clone() {
+            Some(Ok(text)) => text,
+            Some(Err(why)) => return Err(RunError::Cannot(why)),
+            None => return Err(RunError::Cannot("the cell has no program".to_string())),
+        };
+        let file = self.db.set_file(CELL_PROGRAM, text);
+        let start = Instant::now();
+        let prog = futhark_db::compile(&self.db, file, IrStage::Kernels).map_err(|e| {
+            let diags = e.diagnostics(&self.db, file);
+            let first = diags
+                .iter()
+                .find(|d| d.is_error())
+                .map(|d| d.message.clone())
+                .unwrap_or_else(|| e.to_string());
+            RunError::Cannot(format!("it does not compile for the GPU path: {first}"))
+        })?;
+        let lower = start.elapsed();
+        let Some(runner) = self.runner.as_mut() else {
+            return Err(RunError::Cannot(
+                "the compiled backend is not open".to_string(),
+            ));
+        };
+        let params: Vec<String> = runner
+            .residents()
+            .into_iter()
+            .map(|r| r.0)
+            .filter(|n| mentions(&self.last_exp, n))
+            .collect();
+        let r = runner.run(prog, &params, layout, "it")?;
+        timing.compile = lower + r.prepare;
+        timing.eval = r.run;
+        *ran = Placed {
+            device: runner.device(),
+            location: runner.label(),
+            note: None,
+            profile: Some(Profile {
+                kernels: r.kernels.clone(),
+                notes: r.notes.clone(),
+                lower,
+                prepare: r.prepare,
+                new_kernels: r.new_kernels,
+                uploaded: r.uploaded,
+                downloaded: r.downloaded,
+            }),
+        };
+        Ok(r)
+    }
+
+    /// Evaluates on the interpreter the cells that ran compiled since it last ran one.
+    fn flush_pending(&mut self) -> Result<(), CellError> {
+        if self.pending.is_empty() {
+            return Ok(());
+        }
+        let parts = std::mem::take(&mut self.pending);
+        self.worker.eval(parts).map_err(runtime_error)?;
+        // Trace lines were the compiled cells' to print, not the replay's.
+        let (result, _) = wait(&self.worker, &mut |_| {})?;
+        result.map(drop).map_err(|e| {
+            let mut e = runtime_error(e);
+            e.summary = format!(
+                "replaying earlier compiled cells on the interpreter failed: {}",
+                e.summary
+            );
+            e
+        })
     }
 
     /// Sends texts to the interpreter and waits for the answer, passing trace lines on.
@@ -394,6 +786,113 @@ impl Session {
     pub fn module_type(&self, path: &str) -> Option<String> {
         futhark_check::module_signature(&self.scope, path.trim())
     }
+}
+
+/// The CPU reference backend as `n` devices that kernels are spread over, as on `n` GPUs.
+fn open_cpu(n: usize) -> Result<Box<dyn Runner>, String> {
+    let devices = (0..n).map(|_| futhark_exec::CpuBackend::new()).collect();
+    let multi = futhark_exec::Multi::new(devices)
+        .map_err(|e| format!("the CPU executor cannot be opened: {e}"))?;
+    let label = match n {
+        1 => "the CPU executor".to_string(),
+        n => format!("the CPU executor ({n} devices)"),
+    };
+    Ok(Box::new(Compiled::new(multi, label, Device::CpuExecutor)))
+}
+
+/// Opens `n` GPUs as a compiled backend.
+#[cfg(feature = "cuda")]
+fn open_cuda(n: usize) -> Result<Box<dyn Runner>, String> {
+    let mut gpu = futhark_exec::CudaBackend::open_gpus(Some(n))
+        .map_err(|e| format!("the GPUs cannot be opened: {e}"))?;
+    let device = Device::Gpus(gpu.gpu_count());
+    let name = gpu.device_name();
+    // `2× NVIDIA H200 (sm_90)`: the count is already in the device's words.
+    let name = name
+        .split_once("× ")
+        .filter(|(n, _)| n.parse::<usize>().is_ok())
+        .map_or(name.as_str(), |(_, rest)| rest)
+        .to_string();
+    Ok(Box::new(Compiled::new(
+        gpu,
+        format!("cuda: {device} ({name})"),
+        device,
+    )))
+}
+
+#[cfg(not(feature = "cuda"))]
+fn open_cuda(_: usize) -> Result<Box<dyn Runner>, String> {
+    Err("this build has no CUDA support".to_string())
+}
+
+/// Whether `name` occurs in `text` as a whole word (an identifier token, or a part of a
+/// qualified name); comments may give a false yes, which only adds a parameter.
+fn mentions(text: &str, name: &str) -> bool {
+    text.split(|c: char| !(c.is_alphanumeric() || c == '_' || c == '\''))
+        .any(|w| w == name)
+}
+
+/// A declaration cell as the compiled path keeps it.
+#[derive(Clone, Debug)]
+struct DeclCell {
+    text: String,
+    /// The names it defines.
+    names: Vec<String>,
+}
+
+/// See [`Session::cell_program`]; `residents` are all the values the runner holds.
+fn program_text(
+    loaded: Option<&Path>,
+    decls: &[DeclCell],
+    exp: &str,
+    residents: &[(String, Layout)],
+) -> Result<String, String> {
+    let mut out = String::from("-- a session cell as a program\n");
+    if let Some(p) = loaded {
+        let p = p.to_string_lossy();
+        let stem = p.strip_suffix(".fut").unwrap_or(&p);
+        out.push_str(&format!("open import \"{stem}\"\n"));
+    }
+    // Names defined by declarations left out, with the resident value that caused it.
+    let mut left_out: HashMap<&str, &str> = HashMap::new();
+    for d in decls {
+        let cause = residents
+            .iter()
+            .map(|r| r.0.as_str())
+            .chain(left_out.keys().copied())
+            .find(|n| mentions(&d.text, n))
+            .map(|n| *left_out.get(n).unwrap_or(&n));
+        if let Some(cause) = cause {
+            for n in &d.names {
+                left_out.insert(n, cause);
+            }
+            continue;
+        }
+        for n in &d.names {
+            left_out.remove(n.as_str());
+        }
+        // Imports stay at the top level, where they are allowed.
+        if d.text.contains("import") {
+            out.push_str(&d.text);
+            out.push('\n');
+        } else {
+            out.push_str(&format!("open {{\n{}\n}}\n", d.text));
+        }
+    }
+    if let Some((name, cause)) = left_out.iter().find(|(n, _)| mentions(exp, n)) {
+        return Err(format!(
+            "`{name}` is defined from `{cause}`, a value the compiled path holds as a \
+             parameter, so cells that use `{name}` run on the interpreter"
+        ));
+    }
+    out.push_str(&format!("entry {CELL_ENTRY}"));
+    for (name, layout) in residents.iter().filter(|(n, _)| mentions(exp, n)) {
+        out.push_str(&format!(" ({name}: {})", layout.annotation()));
+    }
+    out.push_str(" =\n");
+    out.push_str(exp);
+    out.push('\n');
+    Ok(out)
 }
 
 /// Parses a cell. `futhark_syntax::parse_cell` reads a cell that starts with an attribute
@@ -543,5 +1042,66 @@ impl Drop for Session {
     fn drop(&mut self) {
         // Stop a cell still running so the interpreter's thread can end.
         self.interrupt.store(true, Ordering::Relaxed);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn mentions_whole_words_only() {
+        assert!(mentions("map (+1) it", "it"));
+        assert!(mentions("it.0", "it"));
+        assert!(!mentions("iota 3", "it"));
+        assert!(!mentions("xit + it'", "it"));
+    }
+
+    #[test]
+    fn cell_programs_wrap_declarations_and_take_residents() {
+        let decl = |text: &str, names: &[&str]| DeclCell {
+            text: text.to_string(),
+            names: names.iter().map(|n| n.to_string()).collect(),
+        };
+        let text = program_text(
+            Some(Path::new("dir/prog.fut")),
+            &[decl("def x = 1", &["x"]), decl("import \"lib\"", &[])],
+            "x + it",
+            &[("it".to_string(), Layout::Array(1, "f32".to_string()))],
+        );
+        assert_eq!(
+            text.as_deref(),
+            Ok(
+                "-- a session cell as a program\nopen import \"dir/prog\"\nopen {\ndef x = 1\n}\n\
+             import \"lib\"\nentry futhark_cell (it: []f32) =\nx + it\n"
+            )
+        );
+    }
+
+    #[test]
+    fn declarations_from_resident_values_are_left_out_and_marked() {
+        let decl = |text: &str, names: &[&str]| DeclCell {
+            text: text.to_string(),
+            names: names.iter().map(|n| n.to_string()).collect(),
+        };
+        let decls = [
+            decl("def y = 1i32", &["y"]),
+            decl("def y = it + 1", &["y"]),
+            decl("def z = y * 2", &["z"]),
+            decl("def w = 5i32", &["w"]),
+        ];
+        let it = [("it".to_string(), Layout::Scalar("i32".to_string()))];
+        // `y` must not fall back to the older `def y = 1i32`, nor `z` compute from it.
+        let e = program_text(None, &decls, "y + 1", &it).expect_err("y is left out");
+        assert!(e.contains("`y` is defined from `it`"), "{e}");
+        let e = program_text(None, &decls, "z", &it).expect_err("z is left out");
+        assert!(e.contains("`z` is defined from `it`"), "{e}");
+        let p = program_text(None, &decls, "w + it", &it).expect("w compiles");
+        assert!(!p.contains("it + 1") && p.contains("def w = 5i32"), "{p}");
+        assert!(p.contains("(it: i32)"), "{p}");
+        // Without a resident `it`, the declarations are all there (`it` is then whatever
+        // an earlier declaration defines, or the program does not check).
+        let p = program_text(None, &decls, "z", &[]).expect("compiles");
+        assert!(p.contains("it + 1"), "{p}");
     }
 }

@@ -14,11 +14,13 @@
 //! Module map: `engine` (the session), `worker` (the interpreter's thread), `program`
 //! (building what the interpreter loads), `spans` (mapping its locations back), `value` and
 //! `format` (results as data and text), `html` (results as HTML), `complete` and `inspect`
-//! (completion, multi-line input, documentation), `commands` (`:load`, `:type`, …) and
-//! `backend` (where cells run).
+//! (completion, multi-line input, documentation), `commands` (`:load`, `:type`, …),
+//! `backend` (where cells run) and `compiled` (cells compiled to kernels and run on CUDA or
+//! the CPU executor, results kept resident between cells).
 
 pub mod backend;
 pub mod commands;
+pub mod compiled;
 pub mod complete;
 mod engine;
 pub mod format;
@@ -36,7 +38,7 @@ pub use complete::{Candidate, CandidateKind, Completeness, Completions};
 pub use engine::{Interrupter, LoadReport, Options, Session};
 pub use format::{FormatOptions, Formatted};
 pub use inspect::{NameInfo, NameKind};
-pub use outcome::{CellError, CellOutcome, ErrorKind, Evaluated, Shown, Timing};
+pub use outcome::{CellError, CellOutcome, ErrorKind, Evaluated, Profile, Shown, Timing};
 pub use value::ValueView;
 
 impl Session {

@@ -6,6 +6,7 @@ use std::time::Duration;
 use futhark_syntax::Diagnostic;
 
 use crate::backend::Device;
+pub use crate::compiled::KernelTime;
 use crate::format::Formatted;
 use crate::value::ValueView;
 
@@ -102,15 +103,24 @@ pub struct Timing {
     pub total: Duration,
     /// Parsing and type checking.
     pub check: Duration,
-    /// Evaluation (on the interpreter's thread).
+    /// Evaluation (on the interpreter's thread, or the compiled program's run with the
+    /// result brought to the host).
     pub eval: Duration,
+    /// Compiling a cell for the compiled path: lowering, optimisation and preparing its
+    /// kernels (code generation, NVRTC or its disk cache, loading). Zero on the interpreter.
+    pub compile: Duration,
 }
 
 impl Timing {
-    /// `1.23 ms (check 0.20 ms, run 1.00 ms)`.
+    /// `1.23 ms (check 0.20 ms, run 1.00 ms)`; a compiled cell also shows `compile`.
     pub fn summary(&self) -> String {
+        let compile = if self.compile.is_zero() {
+            String::new()
+        } else {
+            format!(", compile {}", duration_text(self.compile))
+        };
         format!(
-            "{} (check {}, run {})",
+            "{} (check {}{compile}, run {})",
             duration_text(self.total),
             duration_text(self.check),
             duration_text(self.eval)
@@ -139,5 +149,98 @@ pub struct CellOutcome {
     /// Warnings from the checker (the cell still ran).
     pub warnings: Vec<Diagnostic>,
     pub timing: Timing,
+    /// What ran the cell (the interpreter also for a cell that fell back to it).
     pub device: Device,
+    /// The same in words: `the interpreter`, `cuda: 2 GPUs (NVIDIA H200 (sm_90))`.
+    pub location: String,
+    /// Why the cell ran somewhere else than the placement said (a fallback), if it did.
+    pub note: Option<String>,
+    /// Kernels and transfers of a compiled cell.
+    pub profile: Option<Profile>,
+}
+
+/// What a compiled cell did on its backend.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Profile {
+    /// Kernels launched, slowest first.
+    pub kernels: Vec<KernelTime>,
+    /// How the executor placed work (multi-GPU decisions), when it says.
+    pub notes: Vec<String>,
+    /// Lowering and optimisation of the cell's program.
+    pub lower: Duration,
+    /// Preparing kernels not seen before (code generation, NVRTC or its disk cache).
+    pub prepare: Duration,
+    /// Kernel programs prepared for this cell.
+    pub new_kernels: usize,
+    pub uploaded: u64,
+    pub downloaded: u64,
+}
+
+impl Profile {
+    /// Total kernel time.
+    pub fn kernel_ms(&self) -> f64 {
+        self.kernels.iter().fold(0.0, |t, k| t + k.ms)
+    }
+
+    /// Kernel time of the busiest device: kernels are grouped by the `gpuN: ` prefix the
+    /// multi-GPU executor gives their names, and devices run at the same time.
+    pub fn busiest_ms(&self) -> f64 {
+        let mut per: Vec<(&str, f64)> = Vec::new();
+        for k in &self.kernels {
+            let dev = match k.name.split_once(": ") {
+                Some((d, _)) if d.starts_with("gpu") => d,
+                _ => "",
+            };
+            match per.iter_mut().find(|p| p.0 == dev) {
+                Some(p) => p.1 += k.ms,
+                None => per.push((dev, k.ms)),
+            }
+        }
+        per.iter().fold(0.0, |m, p| m.max(p.1))
+    }
+
+    /// A table of the kernels, one per line.
+    pub fn table(&self) -> String {
+        let mut out = String::new();
+        if self.kernels.is_empty() {
+            out.push_str("no kernels launched (the cell's code ran on the host)\n");
+        } else {
+            let w = self
+                .kernels
+                .iter()
+                .map(|k| k.name.chars().count())
+                .max()
+                .unwrap_or(0)
+                .max(6);
+            out.push_str(&format!(
+                "{:<w$} {:>8} {:>12}\n",
+                "kernel", "launches", "time (ms)"
+            ));
+            for k in &self.kernels {
+                out.push_str(&format!(
+                    "{:<w$} {:>8} {:>12.3}\n",
+                    k.name, k.launches, k.ms
+                ));
+            }
+            out.push_str(&format!(
+                "{:<w$} {:>8} {:>12.3}\n",
+                "total",
+                self.kernels.iter().map(|k| k.launches).sum::<u64>(),
+                self.kernel_ms()
+            ));
+        }
+        for n in &self.notes {
+            out.push_str(n);
+            out.push('\n');
+        }
+        out.push_str(&format!(
+            "lowering {}, kernels prepared {} ({} new), {} B to device, {} B to host",
+            duration_text(self.lower),
+            duration_text(self.prepare),
+            self.new_kernels,
+            self.uploaded,
+            self.downloaded
+        ));
+        out
+    }
 }
