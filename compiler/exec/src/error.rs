@@ -20,6 +20,9 @@ pub enum ExecError {
     /// The run took longer than its deadline.
     #[error("timed out")]
     Timeout,
+    /// The caller's interrupt flag was set.
+    #[error("interrupted")]
+    Interrupted,
     /// The device failed (out of memory, NVRTC, launch errors).
     #[error("backend error: {0}")]
     Backend(String),

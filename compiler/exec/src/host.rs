@@ -4,6 +4,8 @@
 
 use std::collections::HashMap;
 use std::rc::Rc;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
 use futhark_ir::soacs::{
@@ -35,6 +37,7 @@ pub struct Executor<B: Backend> {
     depth: usize,
     /// Calls stop with an error after this instant (checked per loop iteration and call).
     deadline: Option<Instant>,
+    interrupt: Option<Arc<AtomicBool>>,
 }
 
 impl<B: Backend> Executor<B> {
@@ -58,6 +61,7 @@ impl<B: Backend> Executor<B> {
             kernels,
             depth: 0,
             deadline: None,
+            interrupt: None,
         })
     }
 
@@ -66,7 +70,20 @@ impl<B: Backend> Executor<B> {
         self.deadline = deadline;
     }
 
+    /// Makes calls stop with [`ExecError::Interrupted`] once `flag` is set (checked between
+    /// statements, loop iterations and kernel launches; a running kernel finishes first).
+    pub fn set_interrupt(&mut self, flag: Arc<AtomicBool>) {
+        self.interrupt = Some(flag);
+    }
+
     fn check_deadline(&self) -> Result<()> {
+        if self
+            .interrupt
+            .as_ref()
+            .is_some_and(|f| f.load(Ordering::Relaxed))
+        {
+            return Err(ExecError::Interrupted);
+        }
         match self.deadline {
             Some(d) if Instant::now() > d => Err(ExecError::Timeout),
             _ => Ok(()),

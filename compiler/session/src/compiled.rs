@@ -16,6 +16,8 @@ use std::cell::RefCell;
 use std::collections::HashMap;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::rc::Rc;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use futhark_check::Type;
@@ -305,6 +307,9 @@ pub trait Runner {
     fn clear(&mut self);
     /// Every resident value on the host (before the backend goes away).
     fn take_host(&mut self) -> Vec<(String, Layout, Vec<fv::Value>)>;
+    /// The session's interrupt flag: a running cell stops (between kernel launches) once it
+    /// is set.
+    fn set_interrupt(&mut self, flag: Arc<AtomicBool>);
 }
 
 /// A cell's program that ran: the results to keep and their host copies, and times.
@@ -322,6 +327,7 @@ pub struct Compiled<B: Backend> {
     label: String,
     device: Device,
     resident: HashMap<String, Resident<B::Buf>>,
+    interrupt: Option<Arc<AtomicBool>>,
 }
 
 impl<B: Backend> Compiled<B> {
@@ -331,6 +337,7 @@ impl<B: Backend> Compiled<B> {
             label,
             device,
             resident: HashMap::new(),
+            interrupt: None,
         }
     }
 
@@ -367,6 +374,11 @@ impl<B: Backend> Compiled<B> {
         let before = self.backend.prepared.borrow().len();
         let start = Instant::now();
         let mut exec = Executor::new(prog, self.backend.clone())?;
+        if let Some(flag) = &self.interrupt {
+            // A request made while no cell ran is not for this cell.
+            flag.store(false, Ordering::Relaxed);
+            exec.set_interrupt(flag.clone());
+        }
         let prepare = start.elapsed();
         let new_kernels = self.backend.prepared.borrow().len() - before;
         let start = Instant::now();
@@ -452,6 +464,9 @@ impl<B: Backend> Runner for Compiled<B> {
         } = match r {
             Ok(Ok(x)) => x,
             Ok(Err(ExecError::Runtime(m))) => return Err(RunError::Program(format!("Error: {m}"))),
+            Ok(Err(ExecError::Interrupted)) => {
+                return Err(RunError::Program("Interrupted.".to_string()));
+            }
             Ok(Err(e)) => return Err(RunError::Cannot(e.to_string())),
             Err(p) => {
                 let msg = p
@@ -529,6 +544,10 @@ impl<B: Backend> Runner for Compiled<B> {
 
     fn clear(&mut self) {
         self.resident.clear();
+    }
+
+    fn set_interrupt(&mut self, flag: Arc<AtomicBool>) {
+        self.interrupt = Some(flag);
     }
 
     fn take_host(&mut self) -> Vec<(String, Layout, Vec<fv::Value>)> {

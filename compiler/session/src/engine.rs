@@ -294,6 +294,7 @@ impl Session {
         for (name, layout, vals) in carried {
             runner.keep(&name, layout, vals);
         }
+        runner.set_interrupt(self.interrupt.clone());
         self.runner = Some(runner);
         self.runner_for = Some(want);
         Ok(())
@@ -613,7 +614,15 @@ impl Session {
                     }));
                 }
                 Err(RunError::Program(msg)) => {
-                    return Err(CellError::message(ErrorKind::Runtime, msg));
+                    // The error came from the compiled backend: say so in the report.
+                    ran.device = self.placement.device;
+                    ran.location = self.location();
+                    let kind = if msg == "Interrupted." {
+                        ErrorKind::Interrupted
+                    } else {
+                        ErrorKind::Runtime
+                    };
+                    return Err(CellError::message(kind, msg));
                 }
                 Err(RunError::Cannot(why)) => {
                     if self.options.backend != BackendChoice::Auto {

@@ -271,3 +271,27 @@ fn cuda_without_a_gpu_is_a_clear_error() {
     assert_eq!(out.device, Device::Interpreter);
     assert!(matches!(out.result, Ok(Evaluated::Value(v)) if v.text.text == "2"));
 }
+
+#[test]
+fn interrupting_a_compiled_cell_stops_it_and_keeps_the_session() {
+    let mut s = session(BackendChoice::Cpu);
+    assert_eq!(show(&mut s, "41i32 + 1"), "42");
+    let stop = s.interrupter();
+    let t = std::thread::spawn(move || {
+        std::thread::sleep(std::time::Duration::from_millis(300));
+        stop.interrupt();
+    });
+    // Millions of kernel launches: only the interrupt ends it in reasonable time.
+    let out = eval(
+        &mut s,
+        "loop xs = iota 4 for _i < 100000000i64 do map (+ 1) xs",
+    );
+    t.join().unwrap();
+    let e = out.result.expect_err("interrupted");
+    assert!(e.summary.contains("Interrupted"), "{}", e.summary);
+    assert_eq!(e.kind, ErrorKind::Interrupted);
+    assert_eq!(out.device, Device::CpuExecutor, "ran on {}", out.location);
+    // The session goes on, with `it` from before.
+    assert_eq!(show(&mut s, "it"), "42");
+    assert_eq!(show(&mut s, "it + 1"), "43");
+}
