@@ -21,6 +21,7 @@ use std::io::{self, BufRead, Write};
 use std::panic::{self, AssertUnwindSafe};
 use std::path::Path;
 use std::process::ExitCode;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use clap::Args;
 use futhark_db::Database;
@@ -141,12 +142,36 @@ fn serve(args: &WorkerArgs) -> Result<(), WorkerError> {
             },
         };
         send(&done)?;
+        if CONTEXT_LOST.load(Ordering::Relaxed) {
+            // A sticky CUDA error poisons this process's GPU contexts for good: leave, and
+            // the parent starts a fresh worker for the next file.
+            return Ok(());
+        }
     }
 }
+
+/// Set once a report carried an error after which CUDA contexts of this process are unusable.
+static CONTEXT_LOST: AtomicBool = AtomicBool::new(false);
+
+/// CUDA errors that are sticky: every later call in the process fails with them.
+const STICKY_CUDA_ERRORS: [&str; 9] = [
+    "CUDA_ERROR_ILLEGAL_ADDRESS",
+    "CUDA_ERROR_ILLEGAL_INSTRUCTION",
+    "CUDA_ERROR_MISALIGNED_ADDRESS",
+    "CUDA_ERROR_INVALID_ADDRESS_SPACE",
+    "CUDA_ERROR_INVALID_PC",
+    "CUDA_ERROR_LAUNCH_FAILED",
+    "CUDA_ERROR_HARDWARE_STACK_ERROR",
+    "CUDA_ERROR_ASSERT",
+    "CUDA_ERROR_LAUNCH_TIMEOUT",
+];
 
 /// Writes one message line to standard output and flushes it.
 fn send(message: &impl Serialize) -> Result<(), WorkerError> {
     let line = serde_json::to_string(message).map_err(|e| WorkerError::Write(e.into()))?;
+    if STICKY_CUDA_ERRORS.iter().any(|e| line.contains(e)) {
+        CONTEXT_LOST.store(true, Ordering::Relaxed);
+    }
     let mut out = io::stdout().lock();
     writeln!(out, "{line}")
         .and_then(|()| out.flush())
