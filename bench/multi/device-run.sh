@@ -32,14 +32,20 @@ correctness)
   runs=("1|" "$g|--split always")
   # SPLIT_ONLY=1: only the split run (compare with an earlier 1-GPU report).
   [[ -n "${SPLIT_ONLY:-}" ]] && runs=("$g|--split always")
+  # The runs go side by side (half the CPU each), each cut off at RUN_LIMIT seconds so the
+  # results come back inside one device call.
+  each=$(( jobs / ${#runs[@]} ))
   for run in "${runs[@]}"; do
     IFS='|' read -r n extra <<<"$run"
-    s0=$(date +%s)
-    # shellcheck disable=SC2086
-    $bin test --mode cuda --gpus "$n" $extra --timeout "${TEST_TIMEOUT:-60}" -j "$jobs" \
-      --json "$out/cuda-g$n.json" .gpu/corpus > "$out/cuda-g$n.log" 2>&1
-    echo "--gpus $n $extra: $(tail -1 "$out/cuda-g$n.log") in $(( $(date +%s) - s0 )) s"
+    (
+      s0=$(date +%s)
+      # shellcheck disable=SC2086
+      timeout "${RUN_LIMIT:-520}" $bin test --mode cuda --gpus "$n" $extra --timeout "${TEST_TIMEOUT:-60}" \
+        -j "$each" --json "$out/cuda-g$n.json" .gpu/corpus > "$out/cuda-g$n.log" 2>&1
+      echo "--gpus $n $extra: exit $?: $(tail -1 "$out/cuda-g$n.log") in $(( $(date +%s) - s0 )) s"
+    ) &
   done
+  wait
   if [[ -f "$out/cuda-g1.json" ]]; then
     python3 "$here/compare_runs.py" "$out/cuda-g1.json" "$out/cuda-g$g.json" > "$out/compare.txt"
     echo "compare exit $?"
