@@ -128,6 +128,7 @@ pub fn conv(to: PrimType, a: PrimValue) -> PrimValue {
 }
 
 pub fn math(f: MathFn, args: &[PrimValue]) -> Result<PrimValue> {
+    use futhark_ir::soacs::{ConvOp, MathFn as H, UnOp as HU};
     let Some(&first) = args.first() else {
         return Err(ExecError::malformed(format!(
             "`{}` without arguments",
@@ -138,6 +139,8 @@ pub fn math(f: MathFn, args: &[PrimValue]) -> Result<PrimValue> {
     let x = float(first);
     let y = args.get(1).map(|v| float(*v)).unwrap_or(0.0);
     let z = args.get(2).map(|v| float(*v)).unwrap_or(0.0);
+    // The functions the host executor shares, with the same semantics.
+    let host = |h: H| crate::host_ops::math(h, args);
     let r = match f {
         MathFn::Sqrt => x.sqrt(),
         MathFn::Exp => x.exp(),
@@ -153,6 +156,37 @@ pub fn math(f: MathFn, args: &[PrimValue]) -> Result<PrimValue> {
         MathFn::Fma => x.mul_add(y, z),
         MathFn::IsNan => return Ok(PrimValue::Bool(x.is_nan())),
         MathFn::IsInf => return Ok(PrimValue::Bool(x.is_infinite())),
+        MathFn::Cbrt => return host(H::Cbrt),
+        MathFn::Log2 => return host(H::Log2),
+        MathFn::Log10 => return host(H::Log10),
+        MathFn::Log1p => return host(H::Log1p),
+        MathFn::Asin => return host(H::Asin),
+        MathFn::Acos => return host(H::Acos),
+        MathFn::Atan => return host(H::Atan),
+        MathFn::Sinh => return host(H::Sinh),
+        MathFn::Cosh => return host(H::Cosh),
+        MathFn::Asinh => return host(H::Asinh),
+        MathFn::Acosh => return host(H::Acosh),
+        MathFn::Atanh => return host(H::Atanh),
+        MathFn::Gamma => return host(H::Gamma),
+        MathFn::Lgamma => return host(H::Lgamma),
+        MathFn::Erf => return host(H::Erf),
+        MathFn::Erfc => return host(H::Erfc),
+        MathFn::Hypot => return host(H::Hypot),
+        MathFn::NextAfter => return host(H::NextAfter),
+        MathFn::CopySign => return host(H::CopySign),
+        MathFn::Ldexp => return host(H::Ldexp),
+        MathFn::MulHi if t.is_signed_int() => return host(H::SMulHi),
+        MathFn::MulHi => return host(H::UMulHi),
+        MathFn::MadHi if t.is_signed_int() => return host(H::SMadHi),
+        MathFn::MadHi => return host(H::UMadHi),
+        MathFn::Popc => return crate::host_ops::unop(HU::Popc, first),
+        MathFn::Clz => return crate::host_ops::unop(HU::Clz, first),
+        MathFn::Ctz => return crate::host_ops::unop(HU::Ctz, first),
+        MathFn::ToBits | MathFn::FromBits => {
+            let to = f.result_type(&[t]).map_err(ExecError::malformed)?;
+            return crate::host_ops::conv(ConvOp::BitCast(to), first);
+        }
     };
     Ok(from_f64(t, r))
 }

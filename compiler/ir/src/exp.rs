@@ -170,8 +170,9 @@ impl UnOp {
     }
 }
 
-/// Floating-point math functions. All arguments and the result share one float type, except
-/// the predicates `IsNan`/`IsInf`, which give `bool`.
+/// Math functions. In `ALL` are the float functions, whose arguments and result share one
+/// float type (except the predicates `IsNan`/`IsInf`, which give `bool`); the others have
+/// their own typing (see [`MathFn::result_type`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum MathFn {
     Sqrt,
@@ -188,10 +189,43 @@ pub enum MathFn {
     Fma,
     IsNan,
     IsInf,
+    Cbrt,
+    Log2,
+    Log10,
+    Log1p,
+    Asin,
+    Acos,
+    Atan,
+    Sinh,
+    Cosh,
+    Asinh,
+    Acosh,
+    Atanh,
+    Gamma,
+    Lgamma,
+    Erf,
+    Erfc,
+    Hypot,
+    NextAfter,
+    CopySign,
+    /// `x * 2^k` for a float `x` and an `i32` `k`.
+    Ldexp,
+    /// The high half of the product of two integers (signed by their type).
+    MulHi,
+    /// `MulHi` of the first two plus the third, wrapping.
+    MadHi,
+    /// Bits set, leading and trailing zero bits of an integer, as `i32`.
+    Popc,
+    Clz,
+    Ctz,
+    /// A float's bits as the signed integer of its width.
+    ToBits,
+    /// An integer's bits as the float of its width.
+    FromBits,
 }
 
 impl MathFn {
-    pub const ALL: [MathFn; 14] = [
+    pub const ALL: [MathFn; 33] = [
         MathFn::Sqrt,
         MathFn::Exp,
         MathFn::Log,
@@ -206,6 +240,37 @@ impl MathFn {
         MathFn::Fma,
         MathFn::IsNan,
         MathFn::IsInf,
+        MathFn::Cbrt,
+        MathFn::Log2,
+        MathFn::Log10,
+        MathFn::Log1p,
+        MathFn::Asin,
+        MathFn::Acos,
+        MathFn::Atan,
+        MathFn::Sinh,
+        MathFn::Cosh,
+        MathFn::Asinh,
+        MathFn::Acosh,
+        MathFn::Atanh,
+        MathFn::Gamma,
+        MathFn::Lgamma,
+        MathFn::Erf,
+        MathFn::Erfc,
+        MathFn::Hypot,
+        MathFn::NextAfter,
+        MathFn::CopySign,
+    ];
+
+    /// The functions outside `ALL`, with their own typing.
+    pub const SPECIAL: [MathFn; 8] = [
+        MathFn::Ldexp,
+        MathFn::MulHi,
+        MathFn::MadHi,
+        MathFn::Popc,
+        MathFn::Clz,
+        MathFn::Ctz,
+        MathFn::ToBits,
+        MathFn::FromBits,
     ];
 
     pub fn name(self) -> &'static str {
@@ -224,19 +289,96 @@ impl MathFn {
             MathFn::Fma => "fma",
             MathFn::IsNan => "isnan",
             MathFn::IsInf => "isinf",
+            MathFn::Cbrt => "cbrt",
+            MathFn::Log2 => "log2",
+            MathFn::Log10 => "log10",
+            MathFn::Log1p => "log1p",
+            MathFn::Asin => "asin",
+            MathFn::Acos => "acos",
+            MathFn::Atan => "atan",
+            MathFn::Sinh => "sinh",
+            MathFn::Cosh => "cosh",
+            MathFn::Asinh => "asinh",
+            MathFn::Acosh => "acosh",
+            MathFn::Atanh => "atanh",
+            MathFn::Gamma => "gamma",
+            MathFn::Lgamma => "lgamma",
+            MathFn::Erf => "erf",
+            MathFn::Erfc => "erfc",
+            MathFn::Hypot => "hypot",
+            MathFn::NextAfter => "nextafter",
+            MathFn::CopySign => "copysign",
+            MathFn::Ldexp => "ldexp",
+            MathFn::MulHi => "mul_hi",
+            MathFn::MadHi => "mad_hi",
+            MathFn::Popc => "popc",
+            MathFn::Clz => "clz",
+            MathFn::Ctz => "ctz",
+            MathFn::ToBits => "to_bits",
+            MathFn::FromBits => "from_bits",
         }
     }
 
     pub fn arity(self) -> usize {
         match self {
-            MathFn::Atan2 => 2,
-            MathFn::Fma => 3,
+            MathFn::Atan2
+            | MathFn::Hypot
+            | MathFn::NextAfter
+            | MathFn::CopySign
+            | MathFn::Ldexp
+            | MathFn::MulHi => 2,
+            MathFn::Fma | MathFn::MadHi => 3,
             _ => 1,
         }
     }
 
     pub fn returns_bool(self) -> bool {
         matches!(self, MathFn::IsNan | MathFn::IsInf)
+    }
+
+    /// The result type for arguments of the given types, or why they do not fit.
+    pub fn result_type(self, args: &[PrimType]) -> Result<PrimType, String> {
+        if args.len() != self.arity() {
+            return Err(format!(
+                "`{}` takes {} arguments, given {}",
+                self.name(),
+                self.arity(),
+                args.len()
+            ));
+        }
+        let t = args[0];
+        let same = |ts: &[PrimType]| ts.iter().all(|u| *u == t);
+        match self {
+            MathFn::Ldexp if t.is_float() && args[1] == PrimType::I32 => Ok(t),
+            MathFn::MulHi | MathFn::MadHi if t.is_int() && same(args) => Ok(t),
+            MathFn::Popc | MathFn::Clz | MathFn::Ctz if t.is_int() => Ok(PrimType::I32),
+            MathFn::ToBits => match t {
+                PrimType::F16 => Ok(PrimType::I16),
+                PrimType::F32 => Ok(PrimType::I32),
+                PrimType::F64 => Ok(PrimType::I64),
+                _ => Err(format!("`to_bits` applied to {t}, not a float")),
+            },
+            MathFn::FromBits => match t {
+                PrimType::I16 | PrimType::U16 => Ok(PrimType::F16),
+                PrimType::I32 | PrimType::U32 => Ok(PrimType::F32),
+                PrimType::I64 | PrimType::U64 => Ok(PrimType::F64),
+                _ => Err(format!("`from_bits` applied to {t}")),
+            },
+            f if MathFn::SPECIAL.contains(&f) => Err(format!(
+                "`{}` applied to {}",
+                f.name(),
+                args.iter().map(|a| a.name()).collect::<Vec<_>>().join(", ")
+            )),
+            f => {
+                if !t.is_float() {
+                    return Err(format!("`{}` applied to {t}, not a float", f.name()));
+                }
+                if !same(args) {
+                    return Err(format!("`{}` applied to mixed types", f.name()));
+                }
+                Ok(if f.returns_bool() { PrimType::Bool } else { t })
+            }
+        }
     }
 }
 

@@ -165,29 +165,13 @@ impl<'a> Checker<'a> {
                 Ok(*to)
             }
             Exp::Math(f, args) => {
-                if args.len() != f.arity() {
-                    return self.err(format!(
-                        "`{}` takes {} arguments, given {}",
-                        f.name(),
-                        f.arity(),
-                        args.len()
-                    ));
-                }
-                let mut ty = None;
+                let mut ts = Vec::new();
                 for a in args {
-                    let t = self.exp(a)?;
-                    if !t.is_float() {
-                        return self.err(format!("`{}` applied to {t}, not a float", f.name()));
-                    }
-                    if ty.is_some_and(|u| u != t) {
-                        return self.err(format!("`{}` applied to mixed types", f.name()));
-                    }
-                    ty = Some(t);
+                    ts.push(self.exp(a)?);
                 }
-                match ty {
-                    Some(_) if f.returns_bool() => Ok(PrimType::Bool),
-                    Some(t) => Ok(t),
-                    None => self.err(format!("`{}` has no arguments", f.name())),
+                match f.result_type(&ts) {
+                    Ok(t) => Ok(t),
+                    Err(m) => self.err(m),
                 }
             }
             Exp::Select(c, t, f) => {

@@ -25,6 +25,7 @@
 //! handle yet is a located `gpu-unsupported` diagnostic ("not supported by the GPU path
 //! yet: …"), and the program it returns passes the IR checker.
 
+mod ad;
 mod apply;
 mod control;
 mod entry;

@@ -76,6 +76,101 @@ impl<'a> Lowerer<'a> {
                 };
                 self.soac_scatter(rank, &arg(0)?, &arg(1)?, &arg(2)?, span)
             }
+            "jvp2" => {
+                let (f, x, dx) = (arg(0)?, arg(1)?, arg(2)?);
+                let (lam, res) = self.make_lambda(&f, std::slice::from_ref(&x), None, span)?;
+                let xs: Vec<SubExp> = x.leaves().into_iter().map(|(s, _)| s).collect();
+                let dxs: Vec<Option<SubExp>> =
+                    dx.leaves().into_iter().map(|(s, _)| Some(s)).collect();
+                if xs.len() != dxs.len() || xs.len() != lam.params.len() {
+                    return Err(LowerError::internal(Some(span), "jvp2 argument shapes"));
+                }
+                let (ys, tans) = self.jvp_inline(&lam, &xs, &dxs).map_err(|e| e.at(span))?;
+                let ts: Vec<Type> = lam.ret.clone();
+                let y = res
+                    .rebuild(&mut ys.into_iter().zip(ts.clone()))
+                    .ok_or_else(|| LowerError::internal(Some(span), "jvp2 result"))?;
+                let t = res
+                    .rebuild(&mut tans.into_iter().zip(ts))
+                    .ok_or_else(|| LowerError::internal(Some(span), "jvp2 tangent"))?;
+                Ok(Value::tuple(vec![y, t]))
+            }
+            "vjp2" => {
+                let (f, x, dy) = (arg(0)?, arg(1)?, arg(2)?);
+                let (lam, res) = self.make_lambda(&f, std::slice::from_ref(&x), None, span)?;
+                let xs = x.leaves();
+                let dys = dy.leaves();
+                if xs.len() != lam.params.len() || dys.len() != lam.ret.len() {
+                    return Err(LowerError::internal(Some(span), "vjp2 argument shapes"));
+                }
+                let atoms: Vec<SubExp> = xs.iter().map(|(s, _)| s.clone()).collect();
+                let none: Vec<Option<SubExp>> = vec![None; xs.len()];
+                let (ys, _) = self
+                    .jvp_inline(&lam, &atoms, &none)
+                    .map_err(|e| e.at(span))?;
+                let y = res
+                    .rebuild(&mut ys.into_iter().zip(lam.ret.clone()))
+                    .ok_or_else(|| LowerError::internal(Some(span), "vjp2 result"))?;
+                let grads = self.vjp_leaves(&lam, &xs, &dys).map_err(|e| e.at(span))?;
+                let g = x
+                    .rebuild(&mut grads.into_iter().zip(xs.iter().map(|(_, t)| t.clone())))
+                    .ok_or_else(|| LowerError::internal(Some(span), "vjp2 gradient"))?;
+                Ok(Value::tuple(vec![y, g]))
+            }
+            "jmp2" | "mjp2" => {
+                let (f, x, ds) = (arg(0)?, arg(1)?, arg(2)?);
+                let (lam, res) = self.make_lambda(&f, std::slice::from_ref(&x), None, span)?;
+                let xs = x.leaves();
+                let atoms: Vec<SubExp> = xs.iter().map(|(s, _)| s.clone()).collect();
+                let none: Vec<Option<SubExp>> = vec![None; xs.len()];
+                let (ys, _) = self
+                    .jvp_inline(&lam, &atoms, &none)
+                    .map_err(|e| e.at(span))?;
+                let y = res
+                    .rebuild(&mut ys.into_iter().zip(lam.ret.clone()))
+                    .ok_or_else(|| LowerError::internal(Some(span), "jmp2 result"))?;
+                let n = ds
+                    .outer_dim()
+                    .ok_or_else(|| LowerError::internal(Some(span), "jmp2 directions"))?;
+                let drows: Vec<(SubExp, Type)> = ds.leaves();
+                let forward = name == "jmp2";
+                let ts: Vec<Type> = if forward {
+                    lam.ret.clone()
+                } else {
+                    xs.iter().map(|(_, t)| t.clone()).collect()
+                };
+                let rows = self
+                    .per_row(n, &ts, |this, i| {
+                        let mut row = Vec::new();
+                        for (d, dt) in &drows {
+                            let SubExp::Var(d) = d else {
+                                return Err(LowerError::internal(Some(span), "direction"));
+                            };
+                            let rt = dt.row();
+                            let r = this.bind(
+                                "dir",
+                                rt.clone(),
+                                IExp::Index(
+                                    d.clone(),
+                                    vec![futhark_ir::soacs::DimIndex::Fix(i.clone())],
+                                ),
+                            );
+                            row.push((r, rt));
+                        }
+                        if forward {
+                            let dxs = row.into_iter().map(|(s, _)| Some(s)).collect::<Vec<_>>();
+                            Ok(this.jvp_inline(&lam, &atoms, &dxs)?.1)
+                        } else {
+                            this.vjp_leaves(&lam, &xs, &row)
+                        }
+                    })
+                    .map_err(|e| e.at(span))?;
+                let shape = if forward { res.clone() } else { x.clone() };
+                let t = shape
+                    .rebuild(&mut rows.into_iter())
+                    .ok_or_else(|| LowerError::internal(Some(span), "jmp2 tangents"))?;
+                Ok(Value::tuple(vec![y, t]))
+            }
             "zip" => {
                 let a = arg(0)?;
                 let b = arg(1)?;
@@ -196,9 +291,59 @@ impl<'a> Lowerer<'a> {
             Ok((params, leaves, r))
         })?;
         let body = Body::new(stms, leaves.iter().map(|(s, _)| s.clone()).collect());
-        let ret: Vec<Type> = leaves.iter().map(|(_, t)| t.clone()).collect();
         let mut inner: HashSet<Name> = binders_in_body(&body);
         inner.extend(params.iter().map(|p| p.name.clone()));
+        // A result size computed in the lambda from sizes known outside (a size pattern
+        // `[]t` of a parameter, `n + 1`) is computed before the SOAC instead.
+        let mut defs: std::collections::HashMap<Name, IExp> = Default::default();
+        for s in &body.stms {
+            if let [p] = s.pat.elems.as_slice()
+                && s.pat.ctx.is_empty()
+                && matches!(
+                    s.exp,
+                    IExp::SubExp(_)
+                        | IExp::BinOp(
+                            futhark_ir::soacs::BinOp::Add
+                                | futhark_ir::soacs::BinOp::Sub
+                                | futhark_ir::soacs::BinOp::Mul
+                                | futhark_ir::soacs::BinOp::SMax
+                                | futhark_ir::soacs::BinOp::SMin,
+                            _,
+                            _
+                        )
+                )
+            {
+                defs.insert(p.name.clone(), s.exp.clone());
+            }
+        }
+        let mut hoisted: std::collections::HashMap<Name, SubExp> = Default::default();
+        let mut leaves = leaves;
+        let mut body = body;
+        for (x, t) in leaves.iter_mut() {
+            let mut shape = Vec::new();
+            for d in t.shape() {
+                shape.push(
+                    self.hoist_size(d, &defs, &inner, &mut hoisted, 0)
+                        .unwrap_or(d.clone()),
+                );
+            }
+            if shape.as_slice() != t.shape()
+                && let SubExp::Var(arr) = x.clone()
+            {
+                // The result, coerced to the outer size (checked when it runs).
+                let nt = t.with_shape(shape.clone());
+                let name = self.fresh("coerce");
+                self.declare(&name, nt.clone());
+                body.stms.push(futhark_ir::soacs::Stm::new(
+                    futhark_ir::soacs::Pat::one(&name, nt.clone()),
+                    IExp::Reshape { shape, arr },
+                ));
+                *x = SubExp::Var(name);
+                *t = nt;
+            }
+        }
+        body.result = leaves.iter().map(|(s, _)| s.clone()).collect();
+        let ret: Vec<Type> = leaves.iter().map(|(_, t)| t.clone()).collect();
         for t in &ret {
             if t.shape()
                 .iter()
@@ -214,6 +359,40 @@ impl<'a> Lowerer<'a> {
             .rebuild(&mut leaves.into_iter())
             .ok_or_else(|| LowerError::internal(Some(span), "lambda result"))?;
         Ok((Lambda { params, body, ret }, result))
+    }
+
+    /// A size bound in a lambda as an expression of sizes outside it, bound before the
+    /// lambda's SOAC (`None` when it depends on the lambda's own values).
+    fn hoist_size(
+        &mut self,
+        d: &SubExp,
+        defs: &std::collections::HashMap<Name, IExp>,
+        inner: &HashSet<Name>,
+        done: &mut std::collections::HashMap<Name, SubExp>,
+        depth: usize,
+    ) -> Option<SubExp> {
+        let v = match d {
+            SubExp::Const(_) => return Some(d.clone()),
+            SubExp::Var(v) if !inner.contains(v) => return Some(d.clone()),
+            SubExp::Var(v) => v,
+        };
+        if let Some(x) = done.get(v) {
+            return Some(x.clone());
+        }
+        if depth > 32 {
+            return None;
+        }
+        let r = match defs.get(v)? {
+            IExp::SubExp(x) => self.hoist_size(x, defs, inner, done, depth + 1)?,
+            IExp::BinOp(op, a, b) => {
+                let a = self.hoist_size(a, defs, inner, done, depth + 1)?;
+                let b = self.hoist_size(b, defs, inner, done, depth + 1)?;
+                self.bind("size", Type::Prim(PrimType::I64), IExp::BinOp(*op, a, b))
+            }
+            _ => return None,
+        };
+        done.insert(v.clone(), r.clone());
+        Some(r)
     }
 
     /// `\x… -> x…` on the given types.

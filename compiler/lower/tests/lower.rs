@@ -164,9 +164,15 @@ fn recursion_becomes_a_recursive_function() {
 
 #[test]
 fn unsupported_constructs_are_located_diagnostics() {
-    let e = try_lower_src("entry main (x: f64) = jvp (\\y -> y * y) x 1").unwrap_err();
+    let e = try_lower_src("entry main (x: f64) : f64 = ???").unwrap_err();
     assert_eq!(
         e,
-        "gpu-unsupported: not supported by the GPU path yet: the intrinsic `jvp2`"
+        "gpu-unsupported: not supported by the GPU path yet: holes (`???`)"
     );
+}
+
+#[test]
+fn forward_and_reverse_mode_ad_lower() {
+    assert!(try_lower_src("entry main (x: f64) = jvp (\\y -> y * y) x 1").is_ok());
+    assert!(try_lower_src("entry main (x: [3]f64) = vjp (\\y -> f64.sum y) x 1").is_ok());
 }

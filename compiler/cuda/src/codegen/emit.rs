@@ -314,6 +314,11 @@ impl<'a> Emitter<'a> {
                 let t = xs.first().map(|x| x.1).unwrap_or(PrimType::F32);
                 let suffix = if t == PrimType::F64 { "" } else { "f" };
                 let a: Vec<&str> = xs.iter().map(|x| x.0.as_str()).collect();
+                if let Some(special) = special_math(*f, t, &a) {
+                    let tys: Vec<PrimType> = xs.iter().map(|x| x.1).collect();
+                    let rt = f.result_type(&tys).unwrap_or(t);
+                    return (round_f16(rt, special), rt);
+                }
                 let name = match f {
                     MathFn::Sqrt => "sqrt",
                     MathFn::Exp => "exp",
@@ -328,8 +333,36 @@ impl<'a> Emitter<'a> {
                     MathFn::Round => "rint",
                     MathFn::Atan2 => "atan2",
                     MathFn::Fma => "fma",
+                    MathFn::Cbrt => "cbrt",
+                    MathFn::Log2 => "log2",
+                    MathFn::Log10 => "log10",
+                    MathFn::Log1p => "log1p",
+                    MathFn::Asin => "asin",
+                    MathFn::Acos => "acos",
+                    MathFn::Atan => "atan",
+                    MathFn::Sinh => "sinh",
+                    MathFn::Cosh => "cosh",
+                    MathFn::Asinh => "asinh",
+                    MathFn::Acosh => "acosh",
+                    MathFn::Atanh => "atanh",
+                    MathFn::Gamma => "tgamma",
+                    MathFn::Lgamma => "lgamma",
+                    MathFn::Erf => "erf",
+                    MathFn::Erfc => "erfc",
+                    MathFn::Hypot => "hypot",
+                    MathFn::NextAfter => "nextafter",
+                    MathFn::CopySign => "copysign",
+                    MathFn::Ldexp => "ldexp",
                     MathFn::IsNan => return (format!("isnan({})", a[0]), PrimType::Bool),
                     MathFn::IsInf => return (format!("isinf({})", a[0]), PrimType::Bool),
+                    // Handled by `special_math`.
+                    MathFn::MulHi
+                    | MathFn::MadHi
+                    | MathFn::Popc
+                    | MathFn::Clz
+                    | MathFn::Ctz
+                    | MathFn::ToBits
+                    | MathFn::FromBits => "fut_unreachable",
                 };
                 (round_f16(t, format!("{name}{suffix}({})", a.join(", "))), t)
             }
@@ -460,6 +493,65 @@ impl<'a> Emitter<'a> {
             }
         }
     }
+}
+
+/// The C text of the integer and bit-level math functions, for arguments of type `t`.
+fn special_math(f: MathFn, t: PrimType, a: &[&str]) -> Option<String> {
+    let w = t.size_bytes() * 8;
+    let signed = t.is_signed_int();
+    // The operand as an unsigned word of its own width, zero-extended.
+    let word = |x: &str| match w {
+        8 => format!("((u32)(u8){x})"),
+        16 => format!("((u32)(u16){x})"),
+        32 => format!("((u32){x})"),
+        _ => format!("((u64){x})"),
+    };
+    let mul_hi = |x: &str, y: &str| -> String {
+        let rt = reg_ty(t);
+        match (w, signed) {
+            (64, true) => format!("((i64)__mul64hi((long long){x}, (long long){y}))"),
+            (64, false) => {
+                format!("((u64)__umul64hi((unsigned long long){x}, (unsigned long long){y}))")
+            }
+            (32, true) => format!("((i32)__mulhi((int){x}, (int){y}))"),
+            (32, false) => format!("((u32)__umulhi((unsigned){x}, (unsigned){y}))"),
+            (_, true) => format!("(({rt})(((i32){x} * (i32){y}) >> {w}))"),
+            (_, false) => format!("(({rt})(((u32){x} * (u32){y}) >> {w}))"),
+        }
+    };
+    Some(match f {
+        MathFn::MulHi => mul_hi(a[0], a[1]),
+        MathFn::MadHi => {
+            let rt = reg_ty(t);
+            match unsigned_of(t) {
+                Some(u) => format!("(({rt})(({u}){} + ({u}){}))", mul_hi(a[0], a[1]), a[2]),
+                None => format!("(({rt})({} + {}))", mul_hi(a[0], a[1]), a[2]),
+            }
+        }
+        MathFn::Popc if w == 64 => format!("((i32)__popcll({}))", word(a[0])),
+        MathFn::Popc => format!("((i32)__popc({}))", word(a[0])),
+        MathFn::Clz if w == 64 => format!("((i32)__clzll((long long){}))", word(a[0])),
+        MathFn::Clz => format!("((i32)(__clz((int){}) - {}))", word(a[0]), 32 - w.min(32)),
+        MathFn::Ctz if w == 64 => {
+            let x = word(a[0]);
+            format!("({x} == 0 ? (i32)64 : (i32)(__ffsll((long long){x}) - 1))")
+        }
+        MathFn::Ctz => {
+            let x = word(a[0]);
+            format!("({x} == 0 ? (i32){w} : (i32)(__ffs((int){x}) - 1))")
+        }
+        MathFn::ToBits => match t {
+            PrimType::F16 => format!("((i16)fut_f16_store({}))", a[0]),
+            PrimType::F32 => format!("((i32)__float_as_int({}))", a[0]),
+            _ => format!("((i64)__double_as_longlong({}))", a[0]),
+        },
+        MathFn::FromBits => match w {
+            16 => format!("fut_f16_load((f16s){})", a[0]),
+            32 => format!("__int_as_float((int){})", a[0]),
+            _ => format!("__longlong_as_double((long long){})", a[0]),
+        },
+        _ => return None,
+    })
 }
 
 /// Wraps an f16 result so that it is rounded to f16 precision.

@@ -39,6 +39,31 @@ pub enum View {
     },
     /// The same scalar at every index.
     Replicate { value: KExp, elem: PrimType },
+    /// A slice of `base`: one entry per leading dimension of `base`, fixed or a strided
+    /// range; indexing fills the first range.
+    Slice {
+        base: Box<View>,
+        dims: Vec<SliceDim>,
+    },
+}
+
+/// One dimension of a [`View::Slice`].
+#[derive(Clone, Debug)]
+pub enum SliceDim {
+    Fix(KExp),
+    Range { start: KExp, stride: KExp },
+}
+
+/// Applies fixed indices one by one.
+fn index_all(v: KVal, idx: impl IntoIterator<Item = KExp>) -> KVal {
+    let mut v = v;
+    for i in idx {
+        v = match v {
+            KVal::Array(view) => view.index(i, None),
+            s => s,
+        };
+    }
+    v
 }
 
 impl View {
@@ -108,6 +133,53 @@ impl View {
                 KVal::Scalar(e, *ty)
             }
             View::Replicate { value, elem } => KVal::Scalar(value.clone(), *elem),
+            View::Slice { base, dims } => {
+                let mut dims = dims.clone();
+                match dims
+                    .iter()
+                    .position(|d| matches!(d, SliceDim::Range { .. }))
+                {
+                    Some(pos) => {
+                        if let SliceDim::Range { start, stride } = &dims[pos] {
+                            let one = KExp::i64(1);
+                            let zero = KExp::i64(0);
+                            let scaled = if *stride == one {
+                                i
+                            } else {
+                                i.times(stride.clone())
+                            };
+                            let e = if *start == zero {
+                                scaled
+                            } else {
+                                start.clone().plus(scaled)
+                            };
+                            dims[pos] = SliceDim::Fix(e);
+                        }
+                    }
+                    None => dims.push(SliceDim::Fix(i)),
+                }
+                if dims.iter().all(|d| matches!(d, SliceDim::Fix(_))) {
+                    let fixed = dims.into_iter().filter_map(|d| match d {
+                        SliceDim::Fix(e) => Some(e),
+                        SliceDim::Range { .. } => None,
+                    });
+                    index_all(KVal::Array((**base).clone()), fixed)
+                } else {
+                    KVal::Array(View::Slice {
+                        base: base.clone(),
+                        dims,
+                    })
+                }
+            }
+        }
+    }
+
+    /// The kernel array behind a view of a device array.
+    pub fn decl(&self) -> Option<&Name> {
+        match self {
+            View::Global { decl, .. } => Some(decl),
+            View::Slice { base, .. } => base.decl(),
+            View::Iota { .. } | View::Replicate { .. } => None,
         }
     }
 }
@@ -120,7 +192,7 @@ pub enum KVal {
 }
 
 /// The inputs a kernel needs from the host, collected while translating its body.
-#[derive(Default)]
+#[derive(Default, Clone)]
 pub struct Inputs {
     /// Size parameters: kernel name and host value.
     pub sizes: Vec<(Name, SubExp)>,
@@ -167,6 +239,7 @@ fn c_i64(c: PrimValue) -> i64 {
 }
 
 /// Translates bodies for one kernel.
+#[derive(Clone)]
 pub struct Translator<'a> {
     pub host_types: &'a HashMap<Name, Type>,
     /// Host definitions that can be read as views instead of arrays (`iota`, `replicate`).
@@ -175,11 +248,188 @@ pub struct Translator<'a> {
     pub inputs: Inputs,
     /// The space's indices and flat index, for recognising identity reads.
     pub flat: Option<(Vec<KExp>, KExp)>,
+    /// Per-thread arrays (memory expansion): kernel arrays of shape `[threads] ++ local`,
+    /// one slice per point of the space, indexed by the point's flat index.
+    pub scratch: Vec<ArrayDecl>,
+    /// Names bound inside the kernel's lambdas (their sizes are not known at launch).
+    pub thread_local: std::collections::HashSet<Name>,
+    /// A prefix fresh in the program for the names this translator makes.
+    pub prefix: Name,
+    pub counter: usize,
 }
 
 pub type TResult<T> = Result<T, String>;
 
 impl Translator<'_> {
+    /// A fresh kernel-local name.
+    pub fn fresh(&mut self, base: &str) -> Name {
+        self.counter += 1;
+        format!("{}_{base}{}", self.prefix, self.counter)
+    }
+
+    /// The size parameter holding the number of points of the space (scratch rows).
+    pub fn threads_name(&self) -> Name {
+        format!("{}_threads", self.prefix)
+    }
+
+    /// The variable holding the point's flat index (bound at the start of the body).
+    pub fn thread_name(&self) -> Name {
+        format!("{}_thread", self.prefix)
+    }
+
+    /// A fresh per-thread array of the given (launch-time) shape.
+    fn alloc(&mut self, elem: PrimType, shape: Vec<Size>) -> View {
+        let name = self.fresh("mem");
+        let mut dims = vec![Size::Param(self.threads_name())];
+        dims.extend(shape);
+        self.scratch.push(ArrayDecl {
+            name: name.clone(),
+            elem,
+            shape: dims.clone(),
+        });
+        View::Global {
+            decl: name,
+            perm: (0..dims.len()).collect(),
+            dims,
+            prefix: vec![KExp::var(&self.thread_name())],
+            elem,
+        }
+    }
+
+    fn is_scratch(&self, v: &View) -> bool {
+        matches!(v, View::Global { decl, .. } if self.scratch.iter().any(|d| &d.name == decl))
+    }
+
+    /// A dimension as a size known when the kernel launches.
+    pub fn launch_size(&mut self, d: &SubExp) -> TResult<Size> {
+        match d {
+            SubExp::Const(c) => Ok(Size::Const(c_i64(*c))),
+            SubExp::Var(v) => match self.env.get(v) {
+                None if !self.thread_local.contains(v) => Ok(self.inputs.size(d)),
+                Some(KVal::Scalar(KExp::Var(p), PrimType::I64))
+                    if self.inputs.sizes.iter().any(|(n, _)| n == p) =>
+                {
+                    Ok(Size::Param(p.clone()))
+                }
+                Some(KVal::Scalar(KExp::Const(PrimValue::I64(c)), _)) => Ok(Size::Const(*c)),
+                _ => Err("an array whose size is computed inside a kernel thread".into()),
+            },
+        }
+    }
+
+    fn launch_shape(&mut self, ty: &Type) -> TResult<Vec<Size>> {
+        ty.shape().iter().map(|d| self.launch_size(d)).collect()
+    }
+
+    /// The extents of a type as kernel expressions.
+    fn dims(&mut self, ty: &Type) -> TResult<Vec<KExp>> {
+        ty.shape().iter().map(|d| self.scalar(d)).collect()
+    }
+
+    fn type_of(&self, v: &str) -> TResult<Type> {
+        self.host_types
+            .get(v)
+            .cloned()
+            .ok_or_else(|| format!("unknown variable `{v}`"))
+    }
+
+    /// Statements storing `src` into the location `dst`, both of extents `shape`; the
+    /// first `bcast` dimensions index `dst` only (replication).
+    fn store(
+        &mut self,
+        dst: KVal,
+        src: KVal,
+        bcast: usize,
+        shape: &[KExp],
+        out: &mut Vec<KStm>,
+    ) -> TResult<()> {
+        let Some((n, rest)) = shape.split_first() else {
+            let KVal::Scalar(loc, _) = dst else {
+                return Err("an array stored where a scalar goes inside a kernel thread".into());
+            };
+            let KExp::Read(array, index) = loc else {
+                return Err("writing to a read-only array inside a kernel thread".into());
+            };
+            let KVal::Scalar(value, _) = src else {
+                return Err("an array stored where a scalar goes inside a kernel thread".into());
+            };
+            out.push(KStm::Write {
+                array,
+                index: *index,
+                value,
+            });
+            return Ok(());
+        };
+        let i = self.fresh("i");
+        let mut body = Vec::new();
+        let d = index_all(dst, [KExp::var(&i)]);
+        let s = if bcast > 0 {
+            src
+        } else {
+            index_all(src, [KExp::var(&i)])
+        };
+        self.store(d, s, bcast.saturating_sub(1), rest, &mut body)?;
+        out.push(KStm::For {
+            var: i,
+            bound: n.clone(),
+            body,
+        });
+        Ok(())
+    }
+
+    /// Statements storing `src` into the location `dst` (both of extents `shape`).
+    pub fn store_into(
+        &mut self,
+        dst: KVal,
+        src: KVal,
+        shape: &[KExp],
+        out: &mut Vec<KStm>,
+    ) -> TResult<()> {
+        self.store(dst, src, 0, shape, out)
+    }
+
+    /// A copy of `v` (of type `ty`) in a fresh per-thread array.
+    fn materialize(&mut self, v: KVal, ty: &Type, out: &mut Vec<KStm>) -> TResult<View> {
+        let shape = self.launch_shape(ty)?;
+        let dims = self.dims(ty)?;
+        let view = self.alloc(ty.elem(), shape);
+        self.store(KVal::Array(view.clone()), v, 0, &dims, out)?;
+        Ok(view)
+    }
+
+    /// `v` indexed by `idx` (fixed indices and strided slices).
+    fn index_val(&mut self, v: KVal, idx: &[DimIndex]) -> TResult<KVal> {
+        if idx.iter().all(DimIndex::is_fix) {
+            let mut v = v;
+            for i in idx {
+                let DimIndex::Fix(x) = i else { continue };
+                let x = self.scalar(x)?;
+                v = match v {
+                    KVal::Array(view) => view.index(x, None),
+                    KVal::Scalar(..) => return Err("too many indices".into()),
+                };
+            }
+            return Ok(v);
+        }
+        let KVal::Array(base) = v else {
+            return Err("slicing a scalar".into());
+        };
+        let mut dims = Vec::new();
+        for i in idx {
+            dims.push(match i {
+                DimIndex::Fix(x) => SliceDim::Fix(self.scalar(x)?),
+                DimIndex::Slice { start, stride, .. } => SliceDim::Range {
+                    start: self.scalar(start)?,
+                    stride: self.scalar(stride)?,
+                },
+            });
+        }
+        Ok(KVal::Array(View::Slice {
+            base: Box::new(base),
+            dims,
+        }))
+    }
+
     /// The kernel value of an atom (declaring host inputs on first use).
     pub fn val(&mut self, s: &SubExp) -> TResult<KVal> {
         match s {
@@ -198,6 +448,11 @@ impl Translator<'_> {
     fn host_value(&mut self, v: &str) -> TResult<KVal> {
         if let Some(view) = self.host_view(v)? {
             return Ok(KVal::Array(view));
+        }
+        if self.thread_local.contains(v) {
+            return Err(format!(
+                "`{v}`, a size computed inside a kernel thread, used where it is unknown"
+            ));
         }
         let ty = self
             .host_types
@@ -372,17 +627,8 @@ impl Translator<'_> {
                 self.let_(out, &one()?.name, one()?.ty.elem(), e);
             }
             Exp::Index(arr, idx) => {
-                let mut v = KVal::Array(self.view(arr)?);
-                for i in idx {
-                    let DimIndex::Fix(x) = i else {
-                        return Err("slicing inside a kernel".into());
-                    };
-                    let x = self.scalar(x)?;
-                    v = match v {
-                        KVal::Array(view) => view.index(x, None),
-                        KVal::Scalar(..) => return Err("too many indices".into()),
-                    };
-                }
+                let v = KVal::Array(self.view(arr)?);
+                let v = self.index_val(v, idx)?;
                 let p = one()?;
                 match v {
                     KVal::Scalar(e, t) => self.let_(out, &p.name, t, e),
@@ -401,16 +647,114 @@ impl Translator<'_> {
                 };
                 self.env.insert(one()?.name.clone(), KVal::Array(view));
             }
-            Exp::Replicate { shape, value } if shape.len() == 1 => {
+            Exp::Replicate { shape, value } if shape.len() == 1 && one()?.ty.rank() == 1 => {
                 let (value, elem) = self.scalar_typed(value)?;
                 self.env.insert(
                     one()?.name.clone(),
                     KVal::Array(View::Replicate { value, elem }),
                 );
             }
+            Exp::Replicate { shape, value } => {
+                let p = one()?;
+                let v = self.val(value)?;
+                let launch = self.launch_shape(&p.ty)?;
+                let dims = self.dims(&p.ty)?;
+                let view = self.alloc(p.ty.elem(), launch);
+                self.store(KVal::Array(view.clone()), v, shape.len(), &dims, out)?;
+                self.env.insert(p.name.clone(), KVal::Array(view));
+            }
+            Exp::ArrayLit(items, _) => {
+                let p = one()?;
+                let launch = self.launch_shape(&p.ty)?;
+                let dims = self.dims(&p.ty)?;
+                let view = self.alloc(p.ty.elem(), launch);
+                for (k, it) in items.iter().enumerate() {
+                    let v = self.val(it)?;
+                    let dst = view.index(KExp::i64(k as i64), None);
+                    self.store(dst, v, 0, &dims[1..], out)?;
+                }
+                self.env.insert(p.name.clone(), KVal::Array(view));
+            }
+            Exp::Concat { arrs, .. } => {
+                let p = one()?;
+                let launch = self.launch_shape(&p.ty)?;
+                let dims = self.dims(&p.ty)?;
+                let view = self.alloc(p.ty.elem(), launch);
+                let mut offset = KExp::i64(0);
+                for a in arrs {
+                    let src = self.val(&SubExp::var(a))?;
+                    let ty = self.type_of(a)?;
+                    let n = self.dims(&ty)?.into_iter().next().unwrap_or(KExp::i64(0));
+                    let j = self.fresh("j");
+                    let mut body = Vec::new();
+                    let dst = view.index(offset.clone().plus(KExp::var(&j)), None);
+                    let row = index_all(src, [KExp::var(&j)]);
+                    self.store(dst, row, 0, &dims[1..], &mut body)?;
+                    out.push(KStm::For {
+                        var: j,
+                        bound: n.clone(),
+                        body,
+                    });
+                    offset = offset.plus(n);
+                }
+                self.env.insert(p.name.clone(), KVal::Array(view));
+            }
+            Exp::Update(arr, idx, v) => {
+                let p = one()?;
+                let ty = self.type_of(arr)?;
+                let mut view = self.view(arr)?;
+                if !self.is_scratch(&view) {
+                    view = self.materialize(KVal::Array(view), &ty, out)?;
+                }
+                let src = self.val(v)?;
+                let vdims = match v {
+                    SubExp::Var(n) => {
+                        let t = self.type_of(n)?;
+                        self.dims(&t)?
+                    }
+                    SubExp::Const(_) => Vec::new(),
+                };
+                // Out-of-range updates are skipped (kernels cannot fail).
+                let full = self.dims(&ty)?;
+                let mut cond: Option<KExp> = None;
+                for (i, d) in idx.iter().zip(&full) {
+                    if let DimIndex::Fix(x) = i {
+                        let x = self.scalar(x)?;
+                        let ok = KExp::bin(
+                            futhark_ir::BinOp::LogAnd,
+                            KExp::cmp(futhark_ir::CmpOp::Ge, x.clone(), KExp::i64(0)),
+                            KExp::cmp(futhark_ir::CmpOp::Lt, x, d.clone()),
+                        );
+                        cond = Some(match cond {
+                            None => ok,
+                            Some(c) => KExp::bin(futhark_ir::BinOp::LogAnd, c, ok),
+                        });
+                    }
+                }
+                let dst = self.index_val(KVal::Array(view.clone()), idx)?;
+                let mut stms = Vec::new();
+                self.store(dst, src, 0, &vdims, &mut stms)?;
+                match cond {
+                    Some(cond) => out.push(KStm::If {
+                        cond,
+                        then_branch: stms,
+                        else_branch: Vec::new(),
+                    }),
+                    None => out.extend(stms),
+                }
+                self.env.insert(p.name.clone(), KVal::Array(view));
+            }
             Exp::Copy(a) => {
                 let v = self.val(&SubExp::var(a))?;
-                self.env.insert(one()?.name.clone(), v);
+                let p = one()?;
+                // A per-thread array is copied: the copy may be updated in place.
+                let v = match v {
+                    KVal::Array(view) if self.is_scratch(&view) => {
+                        KVal::Array(self.materialize(KVal::Array(view), &p.ty, out)?)
+                    }
+                    v => v,
+                };
+                self.env.insert(p.name.clone(), v);
             }
             Exp::Rearrange { perm, arr } => {
                 let v = rearranged(self.view(arr)?, perm)
@@ -437,27 +781,43 @@ impl Translator<'_> {
                 ..
             } => {
                 let c = self.scalar(cond)?;
-                let mut muts = Vec::new();
+                // Scalars become mutable variables, arrays per-thread arrays.
+                let mut slots: Vec<(KVal, Vec<KExp>)> = Vec::new();
                 for p in elems {
-                    let Type::Prim(t) = p.ty else {
-                        return Err("a branch returning an array inside a kernel thread".into());
-                    };
-                    out.push(KStm::Mut {
-                        name: p.name.clone(),
-                        ty: t,
-                        init: KExp::Const(PrimValue::from_f64(t, 0.0)),
-                    });
-                    muts.push((p.name.clone(), t));
+                    match &p.ty {
+                        Type::Prim(t) => {
+                            out.push(KStm::Mut {
+                                name: p.name.clone(),
+                                ty: *t,
+                                init: KExp::Const(PrimValue::from_f64(*t, 0.0)),
+                            });
+                            slots.push((KVal::Scalar(KExp::var(&p.name), *t), Vec::new()));
+                        }
+                        ty @ Type::Array(..) => {
+                            let launch = self.launch_shape(ty)?;
+                            let dims = self.dims(ty)?;
+                            let view = self.alloc(ty.elem(), launch);
+                            slots.push((KVal::Array(view), dims));
+                        }
+                    }
                 }
                 let mut branches = Vec::new();
                 for body in [then_body, else_body] {
                     let mut stms = Vec::new();
-                    let rs = self.scalar_body(body, &mut stms)?;
-                    for ((n, _), r) in muts.iter().zip(rs) {
-                        stms.push(KStm::Assign {
-                            name: n.clone(),
-                            exp: r,
-                        });
+                    let rs = self.body(body, &mut stms)?;
+                    for ((slot, dims), r) in slots.iter().zip(rs) {
+                        match (slot, r) {
+                            (KVal::Scalar(KExp::Var(n), _), KVal::Scalar(e, _)) => {
+                                stms.push(KStm::Assign {
+                                    name: n.clone(),
+                                    exp: e,
+                                })
+                            }
+                            (KVal::Array(_), r @ KVal::Array(_)) => {
+                                self.store(slot.clone(), r, 0, dims, &mut stms)?
+                            }
+                            _ => return Err("a branch of mismatched results in a kernel".into()),
+                        }
                     }
                     branches.push(stms);
                 }
@@ -468,8 +828,8 @@ impl Translator<'_> {
                     then_branch,
                     else_branch,
                 });
-                for (n, t) in muts {
-                    self.env.insert(n.clone(), KVal::Scalar(KExp::var(&n), t));
+                for (p, (slot, _)) in elems.iter().zip(slots) {
+                    self.env.insert(p.name.clone(), slot);
                 }
             }
             Exp::Loop { params, form, body } => self.loop_(s, params, form, body, out)?,
@@ -481,19 +841,36 @@ impl Translator<'_> {
                 arrs,
                 ..
             }) => self.seq_reduce(s, w, op, nes, map, arrs, out)?,
-            Exp::Soac(soac) => {
-                return Err(format!("a {} inside a kernel thread", soac.kind_name()));
-            }
+            Exp::Soac(Soac::Map { w, lam, arrs }) => self.seq_map(s, w, lam, arrs, out)?,
+            Exp::Soac(Soac::Scan {
+                w,
+                op,
+                nes,
+                map,
+                arrs,
+            }) => self.seq_scan(s, w, op, nes, map, arrs, out)?,
+            Exp::Soac(Soac::Scatter {
+                w,
+                dests,
+                ranks,
+                map,
+                arrs,
+            }) => self.seq_scatter(s, w, dests, ranks, map, arrs, out)?,
+            Exp::Soac(Soac::Hist {
+                w,
+                dests,
+                rank,
+                op,
+                map,
+                arrs,
+                ..
+            }) => self.seq_hist(s, w, dests, *rank, op, map, arrs, out)?,
             Exp::Apply { func, .. } => {
                 return Err(format!(
                     "calling `{func}` (a recursive function) inside a kernel"
                 ));
             }
-            Exp::ArrayLit(..)
-            | Exp::Update(..)
-            | Exp::Replicate { .. }
-            | Exp::Concat { .. }
-            | Exp::Launch(_) => {
+            Exp::Launch(_) => {
                 return Err(format!("`{}` inside a kernel thread", short(&s.exp)));
             }
         }
@@ -509,9 +886,19 @@ impl Translator<'_> {
         out: &mut Vec<KStm>,
     ) -> TResult<()> {
         let mut muts = Vec::new();
-        for (p, init) in params {
-            let Type::Prim(t) = p.ty else {
-                return Err("a loop over arrays inside a kernel thread".into());
+        // Array parameters live in per-thread arrays of their own.
+        let mut arrays: Vec<(usize, View, Vec<KExp>)> = Vec::new();
+        for (k, (p, init)) in params.iter().enumerate() {
+            let t = match &p.ty {
+                Type::Prim(t) => *t,
+                ty @ Type::Array(..) => {
+                    let v = self.val(init)?;
+                    let view = self.materialize(v, ty, out)?;
+                    let dims = self.dims(ty)?;
+                    self.env.insert(p.name.clone(), KVal::Array(view.clone()));
+                    arrays.push((k, view, dims));
+                    continue;
+                }
             };
             let init = self.scalar(init)?;
             out.push(KStm::Mut {
@@ -550,7 +937,48 @@ impl Translator<'_> {
                 (format!("{cond}_k"), bound, Some(KExp::var(cond)))
             }
         };
-        let rs = self.scalar_body(body, &mut stms)?;
+        let all = self.body(body, &mut stms)?;
+        let mut rs = Vec::new();
+        let mut array_rs = Vec::new();
+        for (k, r) in all.into_iter().enumerate() {
+            if arrays.iter().any(|(i, _, _)| *i == k) {
+                array_rs.push(r);
+            } else {
+                match r {
+                    KVal::Scalar(e, _) => rs.push(e),
+                    KVal::Array(_) => return Err("a loop of mismatched results".into()),
+                }
+            }
+        }
+        // Array results go to their parameters' arrays; a result that is another
+        // parameter's array goes through a temporary first.
+        let param_decls: Vec<Name> = arrays
+            .iter()
+            .filter_map(|(_, v, _)| v.decl().cloned())
+            .collect();
+        let mut later = Vec::new();
+        for ((_, view, dims), r) in arrays.iter().zip(array_rs) {
+            let same = matches!((&r, view), (KVal::Array(a), b) if same_view(a, b));
+            if same {
+                continue;
+            }
+            let aliased =
+                matches!(&r, KVal::Array(a) if a.decl().is_some_and(|d| param_decls.contains(d)));
+            if aliased {
+                let launch: Vec<Size> = match view {
+                    View::Global { dims: d, .. } => d[1..].to_vec(),
+                    _ => return Err("a loop over arrays inside a kernel thread".into()),
+                };
+                let tmp = self.alloc(view_elem(view), launch);
+                self.store(KVal::Array(tmp.clone()), r, 0, dims, &mut stms)?;
+                later.push((view.clone(), KVal::Array(tmp), dims.clone()));
+            } else {
+                self.store(KVal::Array(view.clone()), r, 0, dims, &mut stms)?;
+            }
+        }
+        for (view, tmp, dims) in later {
+            self.store(KVal::Array(view), tmp, 0, &dims, &mut stms)?;
+        }
         let temps: Vec<String> = muts.iter().map(|(n, _)| format!("{n}_next")).collect();
         for ((tmp, (_, t)), r) in temps.iter().zip(&muts).zip(rs) {
             stms.push(KStm::let_(tmp, *t, r));
@@ -574,9 +1002,16 @@ impl Translator<'_> {
             bound,
             body: stms,
         });
-        for (p, (n, t)) in s.pat.elems.iter().zip(muts) {
-            self.env
-                .insert(p.name.clone(), KVal::Scalar(KExp::var(&n), t));
+        let mut muts = muts.into_iter();
+        let mut arrays = arrays.into_iter();
+        for p in &s.pat.elems {
+            let v = match &p.ty {
+                Type::Prim(_) => muts.next().map(|(n, t)| KVal::Scalar(KExp::var(&n), t)),
+                Type::Array(..) => arrays.next().map(|(_, v, _)| KVal::Array(v)),
+            };
+            if let Some(v) = v {
+                self.env.insert(p.name.clone(), v);
+            }
         }
         Ok(())
     }
@@ -683,37 +1118,285 @@ impl Translator<'_> {
             .collect::<TResult<Vec<_>>>()?;
         let bound = self.scalar(w)?;
         let k = nes.len();
-        let mut accs = Vec::new();
+        // Scalar accumulators are mutable variables; array ones per-thread arrays.
+        let mut accs: Vec<(KVal, Vec<KExp>)> = Vec::new();
         for (p, ne) in s.pat.elems.iter().zip(nes) {
-            let Type::Prim(t) = p.ty else {
-                return Err("an array-valued reduction inside a kernel thread".into());
-            };
-            let init = self.scalar(ne)?;
-            let acc = format!("{}_acc", p.name);
-            out.push(KStm::Mut {
-                name: acc.clone(),
-                ty: t,
-                init,
-            });
-            accs.push((acc, t));
+            match &p.ty {
+                Type::Prim(t) => {
+                    let init = self.scalar(ne)?;
+                    let acc = format!("{}_acc", p.name);
+                    out.push(KStm::Mut {
+                        name: acc.clone(),
+                        ty: *t,
+                        init,
+                    });
+                    accs.push((KVal::Scalar(KExp::var(&acc), *t), Vec::new()));
+                }
+                ty @ Type::Array(..) => {
+                    let v = self.val(ne)?;
+                    let view = self.materialize(v, ty, out)?;
+                    let dims = self.dims(ty)?;
+                    accs.push((KVal::Array(view), dims));
+                }
+            }
         }
         let j = format!("{}_j", s.pat.elems.first().map_or("r", |p| p.name.as_str()));
         let mut stms = Vec::new();
         self.bind_rows(&map.params, &views, &KExp::var(&j));
-        let vals = self.scalar_body(&map.body, &mut stms)?;
-        for ((p, (acc, t)), _) in op.params[..k].iter().zip(&accs).zip(0..) {
-            self.env
-                .insert(p.name.clone(), KVal::Scalar(KExp::var(acc), *t));
+        let vals = self.body(&map.body, &mut stms)?;
+        for (p, (acc, _)) in op.params[..k].iter().zip(&accs) {
+            self.env.insert(p.name.clone(), acc.clone());
         }
-        for (i, (p, v)) in op.params[k..].iter().zip(vals).enumerate() {
-            let t = accs[i].1;
-            self.let_(&mut stms, &p.name, t, v);
+        for (p, v) in op.params[k..].iter().zip(vals) {
+            match v {
+                KVal::Scalar(e, t) => self.let_(&mut stms, &p.name, t, e),
+                a => {
+                    self.env.insert(p.name.clone(), a);
+                }
+            }
         }
-        let rs = self.scalar_body(&op.body, &mut stms)?;
-        for ((acc, _), r) in accs.iter().zip(rs) {
-            stms.push(KStm::Assign {
-                name: acc.clone(),
-                exp: r,
+        // The first element starts the accumulator (as the interpreter folds), the others
+        // are combined with the operator.
+        let mut first = Vec::new();
+        for ((acc, dims), p) in accs.iter().zip(&op.params[k..]) {
+            let v = self.val(&SubExp::var(&p.name))?;
+            match (acc, v) {
+                (KVal::Scalar(KExp::Var(n), _), KVal::Scalar(e, _)) => first.push(KStm::Assign {
+                    name: n.clone(),
+                    exp: e,
+                }),
+                (_, v) => self.store(acc.clone(), v, 0, dims, &mut first)?,
+            }
+        }
+        let mut rest = Vec::new();
+        let rs = self.body(&op.body, &mut rest)?;
+        for ((acc, dims), r) in accs.iter().zip(rs) {
+            match (acc, r) {
+                (KVal::Scalar(KExp::Var(n), _), KVal::Scalar(e, _)) => rest.push(KStm::Assign {
+                    name: n.clone(),
+                    exp: e,
+                }),
+                (KVal::Array(a), KVal::Array(r)) if same_view(a, &r) => {}
+                (KVal::Array(_), r @ KVal::Array(_)) => {
+                    self.store(acc.clone(), r, 0, dims, &mut rest)?
+                }
+                _ => return Err("a reduction of mismatched results inside a kernel".into()),
+            }
+        }
+        stms.push(KStm::If {
+            cond: KExp::cmp(futhark_ir::CmpOp::Eq, KExp::var(&j), KExp::i64(0)),
+            then_branch: first,
+            else_branch: rest,
+        });
+        out.push(KStm::For {
+            var: j,
+            bound,
+            body: stms,
+        });
+        for (p, (acc, _)) in s.pat.elems.iter().zip(accs) {
+            self.env.insert(p.name.clone(), acc);
+        }
+        Ok(())
+    }
+
+    /// A map inside a thread: a sequential loop writing per-thread arrays.
+    fn seq_map(
+        &mut self,
+        s: &Stm,
+        w: &SubExp,
+        lam: &Lambda,
+        arrs: &[Name],
+        out: &mut Vec<KStm>,
+    ) -> TResult<()> {
+        let views = arrs
+            .iter()
+            .map(|a| self.view(a))
+            .collect::<TResult<Vec<_>>>()?;
+        let bound = self.scalar(w)?;
+        let mut results = Vec::new();
+        for p in &s.pat.elems {
+            let launch = self.launch_shape(&p.ty)?;
+            let dims = self.dims(&p.ty)?;
+            let view = self.alloc(p.ty.elem(), launch);
+            results.push((view, dims));
+        }
+        let j = self.fresh("j");
+        let mut stms = Vec::new();
+        self.bind_rows(&lam.params, &views, &KExp::var(&j));
+        let rs = self.body(&lam.body, &mut stms)?;
+        for ((view, dims), r) in results.iter().zip(rs) {
+            let dst = view.index(KExp::var(&j), None);
+            self.store(dst, r, 0, &dims[1..], &mut stms)?;
+        }
+        out.push(KStm::For {
+            var: j,
+            bound,
+            body: stms,
+        });
+        for (p, (view, _)) in s.pat.elems.iter().zip(results) {
+            self.env.insert(p.name.clone(), KVal::Array(view));
+        }
+        Ok(())
+    }
+
+    /// A scanomap inside a thread: sequential, with scalar accumulators.
+    #[allow(clippy::too_many_arguments)]
+    fn seq_scan(
+        &mut self,
+        s: &Stm,
+        w: &SubExp,
+        op: &Lambda,
+        nes: &[SubExp],
+        map: &Lambda,
+        arrs: &[Name],
+        out: &mut Vec<KStm>,
+    ) -> TResult<()> {
+        let views = arrs
+            .iter()
+            .map(|a| self.view(a))
+            .collect::<TResult<Vec<_>>>()?;
+        let bound = self.scalar(w)?;
+        let k = nes.len();
+        // Accumulators as in `seq_reduce`; each step's value is stored at row j.
+        let mut accs: Vec<(KVal, Vec<KExp>)> = Vec::new();
+        let mut results = Vec::new();
+        for (p, ne) in s.pat.elems.iter().zip(nes) {
+            let row = p.ty.row();
+            match &row {
+                Type::Prim(t) => {
+                    let init = self.scalar(ne)?;
+                    let acc = self.fresh("acc");
+                    out.push(KStm::Mut {
+                        name: acc.clone(),
+                        ty: *t,
+                        init,
+                    });
+                    accs.push((KVal::Scalar(KExp::var(&acc), *t), Vec::new()));
+                }
+                ty @ Type::Array(..) => {
+                    let v = self.val(ne)?;
+                    let view = self.materialize(v, ty, out)?;
+                    let dims = self.dims(ty)?;
+                    accs.push((KVal::Array(view), dims));
+                }
+            }
+            let launch = self.launch_shape(&p.ty)?;
+            results.push(self.alloc(p.ty.elem(), launch));
+        }
+        let j = self.fresh("j");
+        let mut stms = Vec::new();
+        self.bind_rows(&map.params, &views, &KExp::var(&j));
+        let vals = self.body(&map.body, &mut stms)?;
+        for (p, (acc, _)) in op.params[..k].iter().zip(&accs) {
+            self.env.insert(p.name.clone(), acc.clone());
+        }
+        for (p, v) in op.params[k..].iter().zip(vals) {
+            match v {
+                KVal::Scalar(e, t) => self.let_(&mut stms, &p.name, t, e),
+                a => {
+                    self.env.insert(p.name.clone(), a);
+                }
+            }
+        }
+        let rs = self.body(&op.body, &mut stms)?;
+        for (((acc, dims), view), r) in accs.iter().zip(&results).zip(rs) {
+            match (acc, r) {
+                (KVal::Scalar(KExp::Var(n), _), KVal::Scalar(e, _)) => stms.push(KStm::Assign {
+                    name: n.clone(),
+                    exp: e,
+                }),
+                (KVal::Array(a), KVal::Array(r)) if same_view(a, &r) => {}
+                (KVal::Array(_), r @ KVal::Array(_)) => {
+                    self.store(acc.clone(), r, 0, dims, &mut stms)?
+                }
+                _ => return Err("a scan of mismatched results inside a kernel".into()),
+            }
+            let dst = view.index(KExp::var(&j), None);
+            self.store(dst, acc.clone(), 0, dims, &mut stms)?;
+        }
+        out.push(KStm::For {
+            var: j,
+            bound,
+            body: stms,
+        });
+        for (p, view) in s.pat.elems.iter().zip(results) {
+            self.env.insert(p.name.clone(), KVal::Array(view));
+        }
+        Ok(())
+    }
+
+    /// Consumed destinations as per-thread arrays (copied unless they already are).
+    fn dest_views(&mut self, dests: &[Name], out: &mut Vec<KStm>) -> TResult<Vec<(View, Type)>> {
+        let mut views = Vec::new();
+        for d in dests {
+            let ty = self.type_of(d)?;
+            let mut view = self.view(d)?;
+            if !self.is_scratch(&view) {
+                view = self.materialize(KVal::Array(view), &ty, out)?;
+            }
+            views.push((view, ty));
+        }
+        Ok(views)
+    }
+
+    /// `0 <= i < n` for every index of a point.
+    fn in_bounds(&mut self, idx: &[KExp], ty: &Type) -> TResult<KExp> {
+        let dims = self.dims(ty)?;
+        let mut cond = KExp::Const(PrimValue::Bool(true));
+        for (i, d) in idx.iter().zip(dims) {
+            let ok = KExp::bin(
+                futhark_ir::BinOp::LogAnd,
+                KExp::cmp(futhark_ir::CmpOp::Ge, i.clone(), KExp::i64(0)),
+                KExp::cmp(futhark_ir::CmpOp::Lt, i.clone(), d),
+            );
+            cond = KExp::bin(futhark_ir::BinOp::LogAnd, cond, ok);
+        }
+        Ok(cond)
+    }
+
+    /// A scatter inside a thread: sequential writes into per-thread copies.
+    #[allow(clippy::too_many_arguments)]
+    fn seq_scatter(
+        &mut self,
+        s: &Stm,
+        w: &SubExp,
+        dests: &[Name],
+        ranks: &[usize],
+        map: &Lambda,
+        arrs: &[Name],
+        out: &mut Vec<KStm>,
+    ) -> TResult<()> {
+        let views = arrs
+            .iter()
+            .map(|a| self.view(a))
+            .collect::<TResult<Vec<_>>>()?;
+        let bound = self.scalar(w)?;
+        let dviews = self.dest_views(dests, out)?;
+        let j = self.fresh("j");
+        let mut stms = Vec::new();
+        self.bind_rows(&map.params, &views, &KExp::var(&j));
+        let vals = self.body(&map.body, &mut stms)?;
+        let mut vals = vals.into_iter();
+        for ((view, ty), r) in dviews.iter().zip(ranks) {
+            let mut idx = Vec::new();
+            for _ in 0..*r {
+                match vals.next() {
+                    Some(KVal::Scalar(e, _)) => idx.push(e),
+                    _ => return Err("a scatter without indices inside a kernel thread".into()),
+                }
+            }
+            let v = vals
+                .next()
+                .ok_or("a scatter without a value inside a kernel thread")?;
+            let dims = self.dims(ty)?;
+            let cond = self.in_bounds(&idx, ty)?;
+            let dst = index_all(KVal::Array(view.clone()), idx);
+            let mut w = Vec::new();
+            self.store(dst, v, 0, dims.get(*r..).unwrap_or(&[]), &mut w)?;
+            stms.push(KStm::If {
+                cond,
+                then_branch: w,
+                else_branch: Vec::new(),
             });
         }
         out.push(KStm::For {
@@ -721,9 +1404,74 @@ impl Translator<'_> {
             bound,
             body: stms,
         });
-        for (p, (acc, t)) in s.pat.elems.iter().zip(accs) {
-            self.env
-                .insert(p.name.clone(), KVal::Scalar(KExp::var(&acc), t));
+        for (p, (view, _)) in s.pat.elems.iter().zip(dviews) {
+            self.env.insert(p.name.clone(), KVal::Array(view));
+        }
+        Ok(())
+    }
+
+    /// A histogram inside a thread: sequential updates of per-thread copies.
+    #[allow(clippy::too_many_arguments)]
+    fn seq_hist(
+        &mut self,
+        s: &Stm,
+        w: &SubExp,
+        dests: &[Name],
+        rank: usize,
+        op: &Lambda,
+        map: &Lambda,
+        arrs: &[Name],
+        out: &mut Vec<KStm>,
+    ) -> TResult<()> {
+        let views = arrs
+            .iter()
+            .map(|a| self.view(a))
+            .collect::<TResult<Vec<_>>>()?;
+        let bound = self.scalar(w)?;
+        let dviews = self.dest_views(dests, out)?;
+        let k = dests.len();
+        let j = self.fresh("j");
+        let mut stms = Vec::new();
+        self.bind_rows(&map.params, &views, &KExp::var(&j));
+        let vals = self.scalar_body(&map.body, &mut stms)?;
+        if vals.len() != rank + k || dviews.iter().any(|(_, t)| t.rank() != rank) {
+            return Err("a histogram of rows inside a kernel thread".into());
+        }
+        let idx = vals[..rank].to_vec();
+        let Some((_, ty0)) = dviews.first() else {
+            return Err("a histogram without destinations".into());
+        };
+        let ty0 = ty0.clone();
+        let cond = self.in_bounds(&idx, &ty0)?;
+        let mut upd = Vec::new();
+        for (p, (view, ty)) in op.params[..k].iter().zip(&dviews) {
+            let old = index_all(KVal::Array(view.clone()), idx.clone());
+            let KVal::Scalar(e, _) = old else {
+                return Err("a histogram of rows inside a kernel thread".into());
+            };
+            self.let_(&mut upd, &p.name, ty.elem(), e);
+        }
+        for (p, v) in op.params[k..].iter().zip(&vals[rank..]) {
+            let t = p.ty.elem();
+            self.let_(&mut upd, &p.name, t, v.clone());
+        }
+        let rs = self.scalar_body(&op.body, &mut upd)?;
+        for ((view, ty), r) in dviews.iter().zip(rs) {
+            let dst = index_all(KVal::Array(view.clone()), idx.clone());
+            self.store(dst, KVal::Scalar(r, ty.elem()), 0, &[], &mut upd)?;
+        }
+        stms.push(KStm::If {
+            cond,
+            then_branch: upd,
+            else_branch: Vec::new(),
+        });
+        out.push(KStm::For {
+            var: j,
+            bound,
+            body: stms,
+        });
+        for (p, (view, _)) in s.pat.elems.iter().zip(dviews) {
+            self.env.insert(p.name.clone(), KVal::Array(view));
         }
         Ok(())
     }
@@ -784,7 +1532,8 @@ fn rearranged(v: View, p: &[usize]) -> Option<View> {
     }
 }
 
-/// A whole row-major device array seen with another shape (`None` for other views).
+/// A whole row-major device array (or row of one) seen with another shape (`None` for
+/// other views).
 fn reshaped(v: View, new: Vec<Size>) -> Option<View> {
     match v {
         View::Global {
@@ -792,17 +1541,47 @@ fn reshaped(v: View, new: Vec<Size>) -> Option<View> {
             perm,
             prefix,
             elem,
-            ..
-        } if prefix.is_empty() && perm.iter().enumerate().all(|(a, b)| a == *b) => {
+            dims,
+        } if perm.iter().enumerate().all(|(a, b)| a == *b) => {
+            let mut all: Vec<Size> = dims[..prefix.len().min(dims.len())].to_vec();
+            all.extend(new);
             Some(View::Global {
                 decl,
-                perm: (0..new.len()).collect(),
-                dims: new,
+                perm: (0..all.len()).collect(),
+                dims: all,
                 prefix,
                 elem,
             })
         }
         _ => None,
+    }
+}
+
+fn same_view(a: &View, b: &View) -> bool {
+    match (a, b) {
+        (
+            View::Global {
+                decl: d1,
+                prefix: p1,
+                perm: q1,
+                ..
+            },
+            View::Global {
+                decl: d2,
+                prefix: p2,
+                perm: q2,
+                ..
+            },
+        ) => d1 == d2 && p1 == p2 && q1 == q2,
+        _ => false,
+    }
+}
+
+fn view_elem(v: &View) -> PrimType {
+    match v {
+        View::Global { elem, .. } | View::Replicate { elem, .. } => *elem,
+        View::Iota { ty, .. } => *ty,
+        View::Slice { base, .. } => view_elem(base),
     }
 }
 

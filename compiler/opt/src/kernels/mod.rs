@@ -22,7 +22,7 @@
 mod body;
 mod scalar;
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use futhark_ir::soacs::{
     Body, Exp, KernelArg, KernelDef, Launch, Name, NameSource, Program, Soac, Stm, SubExp, Type,
@@ -51,6 +51,8 @@ pub fn extract_kernels(mut prog: Program) -> Result<Program, PassError> {
             ns: &mut ns,
             kernels: &mut kernels,
             base: f.name.clone(),
+            pending: Vec::new(),
+            extra_pat: Vec::new(),
         };
         x.body(&mut f.body).map_err(|message| PassError {
             pass: "extract-kernels",
@@ -103,6 +105,10 @@ struct Extractor<'a> {
     ns: &'a mut NameSource,
     kernels: &'a mut Vec<KernelDef>,
     base: Name,
+    /// Host statements to insert before the statement being replaced.
+    pending: Vec<Stm>,
+    /// Pattern elements to add to the statement being replaced (per-thread arrays).
+    extra_pat: Vec<futhark_ir::soacs::Param>,
 }
 
 /// One level of a nest: a SOAC, and the scalar statements before it in the enclosing
@@ -188,13 +194,18 @@ fn neutral(nes: &[SubExp]) -> Result<Vec<PrimValue>, String> {
 
 impl<'a> Extractor<'a> {
     fn body(&mut self, b: &mut Body) -> Result<(), String> {
-        for stm in &mut b.stms {
+        let stms = std::mem::take(&mut b.stms);
+        for mut stm in stms {
             let replaced = match &mut stm.exp {
                 Exp::Soac(soac) => {
                     let soac = soac.clone();
-                    Some(self.soac(stm, &soac)?)
+                    match self.soac(&stm, &soac) {
+                        Ok(e) => Some(e),
+                        // What does not flatten runs sequentially in one kernel thread.
+                        Err(e) => Some(self.sequential(&stm, &soac).map_err(|_| e)?),
+                    }
                 }
-                Exp::Iota { .. } | Exp::Replicate { .. } | Exp::Copy(_) => self.array_op(stm)?,
+                Exp::Iota { .. } | Exp::Replicate { .. } | Exp::Copy(_) => self.array_op(&stm)?,
                 Exp::If {
                     then_body,
                     else_body,
@@ -213,22 +224,90 @@ impl<'a> Extractor<'a> {
             if let Some(e) = replaced {
                 stm.exp = e;
             }
+            b.stms.append(&mut self.pending);
+            stm.pat.elems.append(&mut self.extra_pat);
+            b.stms.push(stm);
         }
         Ok(())
     }
 
-    fn translator(&self) -> Translator<'a> {
+    fn translator(&mut self, top: Option<&Soac>) -> Translator<'a> {
+        let mut thread_local = HashSet::new();
+        if let Some(top) = top {
+            let mut types = HashMap::new();
+            for lam in crate::util::soac_lambdas(top) {
+                for p in &lam.params {
+                    types.insert(p.name.clone(), p.ty.clone());
+                }
+                futhark_ir::soacs::body_types(&lam.body, &mut types);
+            }
+            thread_local.extend(types.into_keys());
+        }
         Translator {
             host_types: self.types,
             host_defs: self.defs,
             env: HashMap::new(),
             inputs: Inputs::default(),
             flat: None,
+            scratch: Vec::new(),
+            thread_local,
+            prefix: self.ns.fresh("scratch"),
+            counter: 0,
         }
     }
 
     /// Registers a kernel program made of one segmented operation; the launch.
-    fn finish(&mut self, kind: &str, mut inputs: Inputs, op: SegOp) -> Exp {
+    /// Per-thread arrays become extra outputs of `[points] ++ shape`, the number of points
+    /// computed in host code before the launch.
+    fn finish(&mut self, kind: &str, mut t: Translator<'_>, mut op: SegOp) -> Exp {
+        if !t.scratch.is_empty() {
+            let space = op.space().clone();
+            let threads = t.threads_name();
+            let host = |s: &Size| match s {
+                Size::Const(c) => SubExp::i64(*c),
+                Size::Param(p) => SubExp::Var(p.clone()),
+            };
+            let mut acc: Option<SubExp> = None;
+            for (_, d) in &space.dims {
+                let d = host(d);
+                acc = Some(match acc {
+                    None => d,
+                    Some(a) => {
+                        let n = self.ns.fresh("points");
+                        self.pending.push(Stm::new(
+                            futhark_ir::soacs::Pat::one(&n, Type::Prim(PrimValue::I64(0).ty())),
+                            Exp::BinOp(futhark_ir::soacs::BinOp::Mul, a, d),
+                        ));
+                        SubExp::Var(n)
+                    }
+                });
+            }
+            self.pending.push(Stm::new(
+                futhark_ir::soacs::Pat::one(&threads, Type::Prim(PrimValue::I64(0).ty())),
+                Exp::SubExp(acc.unwrap_or(SubExp::i64(1))),
+            ));
+            t.inputs.sizes.push((threads.clone(), SubExp::Var(threads)));
+            // The point's flat index, bound first in the body.
+            let bind = futhark_ir::Stm::let_(
+                &t.thread_name(),
+                futhark_ir::PrimType::I64,
+                KExp::var(&space.flat),
+            );
+            match &mut op {
+                SegOp::Map(o) => o.body.stms.insert(0, bind),
+                SegOp::Red(o) => o.body.stms.insert(0, bind),
+                SegOp::Scan(o) => o.body.stms.insert(0, bind),
+                SegOp::Hist(o) => o.body.stms.insert(0, bind),
+                SegOp::Scatter(o) => o.body.stms.insert(0, bind),
+            }
+            for d in std::mem::take(&mut t.scratch) {
+                let ty = Type::array(d.elem, d.shape.iter().map(host).collect());
+                self.extra_pat
+                    .push(futhark_ir::soacs::Param::new(&d.name, ty));
+                t.inputs.arrays.push((d, KernelArg::Out));
+            }
+        }
+        let mut inputs = t.inputs;
         let name = self.ns.fresh(&format!("{}_{kind}", self.base));
         let sizes = inputs.sizes.iter().map(|(n, _)| n.clone()).collect();
         let values = inputs.sizes.iter().map(|(_, v)| v.clone()).collect();
@@ -301,7 +380,7 @@ impl<'a> Extractor<'a> {
 
     fn soac(&mut self, stm: &Stm, top: &Soac) -> Result<Exp, String> {
         let nest = levels(top);
-        let mut t = self.translator();
+        let mut t = self.translator(Some(top));
         let mut dims: Vec<(Name, Size)> = Vec::new();
         let mut pre = Vec::new();
         let last = nest.len() - 1;
@@ -319,129 +398,296 @@ impl<'a> Extractor<'a> {
             let idx = self.ns.fresh("gtid");
             dims.push((idx.clone(), w));
             if k == last {
-                // A map whose elements are arrays it only reads (a row, a free array, an
-                // iota): their dimensions join the space and each point reads one element.
-                let mut extra: Vec<(Name, Size)> = Vec::new();
-                if let Soac::Map { lam, .. } = lvl.soac
-                    && let Some(first) = lam.ret.first()
-                    && first.is_array()
-                {
-                    if lam.ret.iter().any(|r| r.shape() != first.shape()) {
-                        return Err("a map whose results are arrays of different shapes".into());
+                let plain = self.final_level(
+                    stm,
+                    lvl,
+                    k,
+                    t.clone(),
+                    dims.clone(),
+                    pre.clone(),
+                    &views,
+                    &idx,
+                    false,
+                );
+                // A map whose results are arrays its threads compute: each thread writes
+                // its rows (instead of every element recomputing them).
+                let rows = matches!(lvl.soac, Soac::Map { lam, .. }
+                    if lam.ret.iter().any(|r| r.is_array()))
+                    && plain
+                        .as_ref()
+                        .map_or(true, |(_, t, _)| !t.scratch.is_empty());
+                let (kind, t, op) = if rows {
+                    match self.final_level(stm, lvl, k, t, dims, pre, &views, &idx, true) {
+                        Ok(r) => r,
+                        Err(e) => plain.map_err(|_| e)?,
                     }
-                    for d in first.shape() {
-                        extra.push((self.ns.fresh("gtid"), t.inputs.size(d)));
-                    }
-                }
-                dims.extend(extra.iter().cloned());
-                let space = self.space(dims.clone());
-                let full: Vec<KExp> = dims.iter().map(|(i, _)| KExp::var(i)).collect();
-                t.flat = Some((full, KExp::var(&space.flat)));
-                t.bind_rows(&lvl.soac.map_lambda().params, &views, &KExp::var(&idx));
-                let mut stms = std::mem::take(&mut pre);
-                let mut results = Vec::new();
-                for v in t.body(&lvl.soac.map_lambda().body, &mut stms)? {
-                    let mut v = v;
-                    for (i, _) in &extra {
-                        v = match v {
-                            KVal::Array(view) => view.index(KExp::var(i), t.flat.as_ref()),
-                            s => s,
-                        };
-                    }
-                    match v {
-                        KVal::Scalar(e, _) => results.push(e),
-                        KVal::Array(_) => {
-                            return Err("an array result inside a kernel thread".into());
-                        }
-                    }
-                }
-                let body = futhark_ir::Body::new(stms, results);
-                let shape: Vec<Size> = dims.iter().map(|(_, s)| s.clone()).collect();
-                let (kind, op) = match lvl.soac {
-                    Soac::Map { .. } => {
-                        let outputs = self.outputs(&mut t, stm, &shape);
-                        (
-                            "map",
-                            SegOp::Map(SegMap {
-                                space,
-                                body,
-                                outputs,
-                            }),
-                        )
-                    }
-                    Soac::Reduce { comm, op, nes, .. } => {
-                        let op = t.operator(op)?;
-                        let neutral = neutral(nes)?;
-                        let outputs = self.outputs(&mut t, stm, &shape[..shape.len() - 1]);
-                        (
-                            "red",
-                            SegOp::Red(SegRed {
-                                space,
-                                body,
-                                op,
-                                neutral,
-                                commutative: *comm,
-                                outputs,
-                            }),
-                        )
-                    }
-                    Soac::Scan { op, nes, .. } => {
-                        let op = t.operator(op)?;
-                        let neutral = neutral(nes)?;
-                        let outputs = self.outputs(&mut t, stm, &shape);
-                        (
-                            "scan",
-                            SegOp::Scan(SegScan {
-                                space,
-                                body,
-                                op,
-                                neutral,
-                                outputs,
-                            }),
-                        )
-                    }
-                    Soac::Hist {
-                        dests,
-                        rank,
-                        op,
-                        nes,
-                        ..
-                    } if k == 0 && *rank == 1 => {
-                        if dests.len() != 1 {
-                            return Err("a histogram of tuples".into());
-                        }
-                        let op = t.operator(op)?;
-                        let neutral = neutral(nes)?;
-                        let num_buckets = match dests.first().and_then(|d| self.types.get(d)) {
-                            Some(ty) => t.inputs.size(ty.outer().unwrap_or(&SubExp::i64(0))),
-                            None => return Err("a histogram without destinations".into()),
-                        };
-                        let dests = self.dests(&mut t, dests)?;
-                        (
-                            "hist",
-                            SegOp::Hist(SegHist {
-                                space,
-                                body,
-                                op,
-                                neutral,
-                                num_buckets,
-                                dests,
-                            }),
-                        )
-                    }
-                    Soac::Scatter { dests, ranks, .. }
-                        if k == 0 && ranks.iter().all(|r| *r == 1) =>
-                    {
-                        let dests = self.dests(&mut t, dests)?;
-                        ("scatter", SegOp::Scatter(Scatter { space, body, dests }))
-                    }
-                    s => return Err(format!("a {} of this shape", s.kind_name())),
+                } else {
+                    plain?
                 };
-                return Ok(self.finish(kind, t.inputs, op));
+                return Ok(self.finish(kind, t, op));
             }
             t.bind_rows(&lvl.soac.map_lambda().params, &views, &KExp::var(&idx));
         }
         Err("an empty nest".into())
+    }
+
+    /// The innermost level of a nest as a segmented operation (not yet registered).
+    #[allow(clippy::too_many_arguments)]
+    fn final_level(
+        &mut self,
+        stm: &Stm,
+        lvl: &Level<'_>,
+        k: usize,
+        mut t: Translator<'a>,
+        mut dims: Vec<(Name, Size)>,
+        pre: Vec<futhark_ir::Stm>,
+        views: &[View],
+        idx: &Name,
+        rows: bool,
+    ) -> Result<(&'static str, Translator<'a>, SegOp), String> {
+        let mut pre = pre;
+        if rows {
+            return self.rows_level(stm, lvl, t, dims, pre, views, idx);
+        }
+        // A map whose elements are arrays it only reads (a row, a free array, an
+        // iota): their dimensions join the space and each point reads one element.
+        let mut extra: Vec<(Name, Size)> = Vec::new();
+        if let Soac::Map { lam, .. } = lvl.soac
+            && let Some(first) = lam.ret.first()
+            && first.is_array()
+        {
+            if lam.ret.iter().any(|r| r.shape() != first.shape()) {
+                return Err("a map whose results are arrays of different shapes".into());
+            }
+            for d in first.shape() {
+                extra.push((self.ns.fresh("gtid"), t.inputs.size(d)));
+            }
+        }
+        dims.extend(extra.iter().cloned());
+        let space = self.space(dims.clone());
+        let full: Vec<KExp> = dims.iter().map(|(i, _)| KExp::var(i)).collect();
+        t.flat = Some((full, KExp::var(&space.flat)));
+        t.bind_rows(&lvl.soac.map_lambda().params, views, &KExp::var(idx));
+        let mut stms = std::mem::take(&mut pre);
+        let mut results = Vec::new();
+        for v in t.body(&lvl.soac.map_lambda().body, &mut stms)? {
+            let mut v = v;
+            for (i, _) in &extra {
+                v = match v {
+                    KVal::Array(view) => view.index(KExp::var(i), t.flat.as_ref()),
+                    s => s,
+                };
+            }
+            match v {
+                KVal::Scalar(e, _) => results.push(e),
+                KVal::Array(_) => {
+                    return Err("an array result inside a kernel thread".into());
+                }
+            }
+        }
+        let body = futhark_ir::Body::new(stms, results);
+        let shape: Vec<Size> = dims.iter().map(|(_, s)| s.clone()).collect();
+        let (kind, op) = match lvl.soac {
+            Soac::Map { .. } => {
+                let outputs = self.outputs(&mut t, stm, &shape);
+                (
+                    "map",
+                    SegOp::Map(SegMap {
+                        space,
+                        body,
+                        outputs,
+                    }),
+                )
+            }
+            Soac::Reduce { comm, op, nes, .. } => {
+                let op = t.operator(op)?;
+                let neutral = neutral(nes)?;
+                let outputs = self.outputs(&mut t, stm, &shape[..shape.len() - 1]);
+                (
+                    "red",
+                    SegOp::Red(SegRed {
+                        space,
+                        body,
+                        op,
+                        neutral,
+                        commutative: *comm,
+                        outputs,
+                    }),
+                )
+            }
+            Soac::Scan { op, nes, .. } => {
+                let op = t.operator(op)?;
+                let neutral = neutral(nes)?;
+                let outputs = self.outputs(&mut t, stm, &shape);
+                (
+                    "scan",
+                    SegOp::Scan(SegScan {
+                        space,
+                        body,
+                        op,
+                        neutral,
+                        outputs,
+                    }),
+                )
+            }
+            Soac::Hist {
+                dests,
+                rank,
+                op,
+                nes,
+                ..
+            } if k == 0 && *rank == 1 => {
+                if dests.len() != 1 {
+                    return Err("a histogram of tuples".into());
+                }
+                let op = t.operator(op)?;
+                let neutral = neutral(nes)?;
+                let num_buckets = match dests.first().and_then(|d| self.types.get(d)) {
+                    Some(ty) => t.inputs.size(ty.outer().unwrap_or(&SubExp::i64(0))),
+                    None => return Err("a histogram without destinations".into()),
+                };
+                let dests = self.dests(&mut t, dests)?;
+                (
+                    "hist",
+                    SegOp::Hist(SegHist {
+                        space,
+                        body,
+                        op,
+                        neutral,
+                        num_buckets,
+                        dests,
+                    }),
+                )
+            }
+            Soac::Scatter { dests, ranks, .. } if k == 0 && ranks.iter().all(|r| *r == 1) => {
+                let dests = self.dests(&mut t, dests)?;
+                ("scatter", SegOp::Scatter(Scatter { space, body, dests }))
+            }
+            s => return Err(format!("a {} of this shape", s.kind_name())),
+        };
+        Ok((kind, t, op))
+    }
+
+    /// A map whose threads each compute whole result rows and write them.
+    #[allow(clippy::too_many_arguments)]
+    fn rows_level(
+        &mut self,
+        stm: &Stm,
+        lvl: &Level<'_>,
+        mut t: Translator<'a>,
+        dims: Vec<(Name, Size)>,
+        pre: Vec<futhark_ir::Stm>,
+        views: &[View],
+        idx: &Name,
+    ) -> Result<(&'static str, Translator<'a>, SegOp), String> {
+        let Soac::Map { lam, .. } = lvl.soac else {
+            return Err("a map of this shape".into());
+        };
+        let space = self.space(dims.clone());
+        let full: Vec<KExp> = dims.iter().map(|(i, _)| KExp::var(i)).collect();
+        t.flat = Some((full.clone(), KExp::var(&space.flat)));
+        t.bind_rows(&lam.params, views, &KExp::var(idx));
+        let mut stms = pre;
+        let rs = t.body(&lam.body, &mut stms)?;
+        let shape: Vec<Size> = dims.iter().map(|(_, s)| s.clone()).collect();
+        let mut results = Vec::new();
+        let mut outputs = Vec::new();
+        for ((p, r), ret) in stm.pat.elems.iter().zip(rs).zip(&lam.ret) {
+            let mut full_shape = shape.clone();
+            for d in ret.shape() {
+                full_shape.push(t.launch_size(d)?);
+            }
+            let decl = futhark_ir::ArrayDecl {
+                name: p.name.clone(),
+                elem: p.ty.elem(),
+                shape: full_shape.clone(),
+            };
+            t.inputs.arrays.push((decl, KernelArg::Out));
+            match r {
+                KVal::Scalar(e, _) if !ret.is_array() => {
+                    results.push(e);
+                    outputs.push(p.name.clone());
+                }
+                r => {
+                    let view = View::Global {
+                        decl: p.name.clone(),
+                        perm: (0..full_shape.len()).collect(),
+                        dims: full_shape,
+                        prefix: full.clone(),
+                        elem: p.ty.elem(),
+                    };
+                    let row_dims = ret
+                        .shape()
+                        .iter()
+                        .map(|d| t.scalar(d))
+                        .collect::<Result<Vec<_>, String>>()?;
+                    t.store_into(KVal::Array(view), r, &row_dims, &mut stms)?;
+                }
+            }
+        }
+        let body = futhark_ir::Body::new(stms, results);
+        Ok((
+            "map",
+            t,
+            SegOp::Map(SegMap {
+                space,
+                body,
+                outputs,
+            }),
+        ))
+    }
+
+    /// A SOAC statement as a kernel of one thread that runs it sequentially and writes its
+    /// results: the fallback for what does not flatten (tuple-valued or multi-dimensional
+    /// histograms, reductions with computed neutral elements, …).
+    fn sequential(&mut self, stm: &Stm, top: &Soac) -> Result<Exp, String> {
+        if !stm.pat.ctx.is_empty() {
+            return Err("a SOAC with existential result sizes".into());
+        }
+        self.pending.clear();
+        self.extra_pat.clear();
+        let mut t = self.translator(Some(top));
+        let idx = self.ns.fresh("gtid");
+        let space = SegSpace::flat(&idx, Size::Const(1));
+        let mut stms = Vec::new();
+        t.stm(stm, &mut stms)?;
+        for p in &stm.pat.elems {
+            let shape =
+                p.ty.shape()
+                    .iter()
+                    .map(|d| t.launch_size(d))
+                    .collect::<Result<Vec<Size>, String>>()?;
+            let decl = futhark_ir::ArrayDecl {
+                name: p.name.clone(),
+                elem: p.ty.elem(),
+                shape: shape.clone(),
+            };
+            t.inputs.arrays.push((decl, KernelArg::Out));
+            let v = t.val(&SubExp::Var(p.name.clone()))?;
+            let dims =
+                p.ty.shape()
+                    .iter()
+                    .map(|d| t.scalar(d))
+                    .collect::<Result<Vec<KExp>, String>>()?;
+            let dst = if shape.is_empty() {
+                KVal::Scalar(KExp::read(&p.name, KExp::i64(0)), p.ty.elem())
+            } else {
+                KVal::Array(View::Global {
+                    decl: p.name.clone(),
+                    perm: (0..shape.len()).collect(),
+                    dims: shape,
+                    prefix: Vec::new(),
+                    elem: p.ty.elem(),
+                })
+            };
+            t.store_into(dst, v, &dims, &mut stms)?;
+        }
+        let op = SegOp::Map(SegMap {
+            space,
+            body: futhark_ir::Body::new(stms, Vec::new()),
+            outputs: Vec::new(),
+        });
+        Ok(self.finish("seq", t, op))
     }
 
     /// Host `iota`, `replicate` of a scalar, and `copy` as map kernels.
@@ -449,7 +695,7 @@ impl<'a> Extractor<'a> {
         let [p] = stm.pat.elems.as_slice() else {
             return Ok(None);
         };
-        let mut t = self.translator();
+        let mut t = self.translator(None);
         let shape: Vec<Size> = p.ty.shape().iter().map(|d| t.inputs.size(d)).collect();
         let dims: Vec<(Name, Size)> = shape
             .iter()
@@ -500,6 +746,6 @@ impl<'a> Extractor<'a> {
             body: futhark_ir::Body::results(vec![value]),
             outputs,
         });
-        Ok(Some(self.finish("array", t.inputs, op)))
+        Ok(Some(self.finish("array", t, op)))
     }
 }

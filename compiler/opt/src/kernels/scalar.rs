@@ -119,9 +119,9 @@ pub fn unop(op: UnOp, a: KExp, t: PrimType) -> Result<KExp, String> {
         UnOp::SAbs | UnOp::FAbs => KExp::un(KUn::Abs, a),
         UnOp::SSignum | UnOp::FSignum => KExp::un(KUn::Signum, a),
         UnOp::USignum => KExp::conv(t, KExp::cmp(KCmp::Ne, a, zero(t))),
-        UnOp::Popc | UnOp::Clz | UnOp::Ctz => {
-            return Err(format!("`{}` in a kernel", op.name()));
-        }
+        UnOp::Popc => KExp::Math(KMath::Popc, vec![a]),
+        UnOp::Clz => KExp::Math(KMath::Clz, vec![a]),
+        UnOp::Ctz => KExp::Math(KMath::Ctz, vec![a]),
     })
 }
 
@@ -145,14 +145,41 @@ pub fn conv(op: ConvOp, a: KExp, from: PrimType) -> Result<KExp, String> {
                 a
             },
         ),
-        ConvOp::FpConv(_) | ConvOp::FpToSi(_) | ConvOp::FpToUi(_) | ConvOp::BToI(_) => {
-            KExp::conv(to, a)
+        ConvOp::FpToSi(_) | ConvOp::FpToUi(_) => {
+            // Infinities and NaN convert to 0, as in the interpreter (C leaves them undefined).
+            let bad = KExp::bin(
+                KBin::LogOr,
+                KExp::Math(KMath::IsInf, vec![a.clone()]),
+                KExp::Math(KMath::IsNan, vec![a.clone()]),
+            );
+            KExp::select(bad, zero(to), KExp::conv(to, a))
         }
+        ConvOp::FpConv(_) | ConvOp::BToI(_) => KExp::conv(to, a),
         ConvOp::BToF(_) => KExp::conv(to, a),
         ConvOp::IToB | ConvOp::FToB => KExp::cmp(KCmp::Ne, a, zero(from)),
         ConvOp::BitCast(_) if from.is_int() && to.is_int() => KExp::conv(to, a),
-        ConvOp::BitCast(_) => return Err("reinterpreting float bits in a kernel".into()),
+        ConvOp::BitCast(_) if from.is_float() && to.is_int() => {
+            let bits = KExp::Math(KMath::ToBits, vec![a]);
+            let signed = match from {
+                PrimType::F16 => PrimType::I16,
+                PrimType::F32 => PrimType::I32,
+                _ => PrimType::I64,
+            };
+            if to == signed {
+                bits
+            } else {
+                KExp::conv(to, bits)
+            }
+        }
+        ConvOp::BitCast(_) if from.is_int() && to.is_float() => {
+            KExp::Math(KMath::FromBits, vec![a])
+        }
+        ConvOp::BitCast(_) => return Err("reinterpreting bits of this type in a kernel".into()),
     })
+}
+
+fn conv_to(e: KExp, from: PrimType, to: PrimType) -> KExp {
+    if from == to { e } else { KExp::conv(to, e) }
 }
 
 /// A math function applied to arguments of type `t`.
@@ -175,6 +202,66 @@ pub fn math(f: MathFn, mut args: Vec<KExp>, t: PrimType) -> Result<KExp, String>
         MathFn::IsNan => k(KMath::IsNan, args),
         MathFn::IsInf => k(KMath::IsInf, args),
         MathFn::Rsqrt => KExp::bin(KBin::Div, one, k(KMath::Sqrt, args)),
+        MathFn::Cbrt => k(KMath::Cbrt, args),
+        MathFn::Log2 => k(KMath::Log2, args),
+        MathFn::Log10 => k(KMath::Log10, args),
+        MathFn::Log1p => k(KMath::Log1p, args),
+        MathFn::Asin => k(KMath::Asin, args),
+        MathFn::Acos => k(KMath::Acos, args),
+        MathFn::Atan => k(KMath::Atan, args),
+        MathFn::Sinh => k(KMath::Sinh, args),
+        MathFn::Cosh => k(KMath::Cosh, args),
+        MathFn::Asinh => k(KMath::Asinh, args),
+        MathFn::Acosh => k(KMath::Acosh, args),
+        MathFn::Atanh => k(KMath::Atanh, args),
+        MathFn::Gamma => k(KMath::Gamma, args),
+        MathFn::Lgamma => k(KMath::Lgamma, args),
+        MathFn::Erf => k(KMath::Erf, args),
+        MathFn::Erfc => k(KMath::Erfc, args),
+        MathFn::Hypot => k(KMath::Hypot, args),
+        MathFn::NextAfter => k(KMath::NextAfter, args),
+        MathFn::CopySign => k(KMath::CopySign, args),
+        MathFn::Ldexp => k(KMath::Ldexp, args),
+        MathFn::SinPi | MathFn::CosPi | MathFn::TanPi => {
+            let pi = KExp::Const(PrimValue::from_f64(t, std::f64::consts::PI));
+            let x = args.pop().unwrap_or_else(|| one.clone());
+            let m = match f {
+                MathFn::SinPi => KMath::Sin,
+                MathFn::CosPi => KMath::Cos,
+                _ => KMath::Tan,
+            };
+            k(m, vec![KExp::bin(KBin::Mul, x, pi)])
+        }
+        MathFn::AsinPi | MathFn::AcosPi | MathFn::AtanPi | MathFn::Atan2Pi => {
+            let pi = KExp::Const(PrimValue::from_f64(t, std::f64::consts::PI));
+            let m = match f {
+                MathFn::AsinPi => KMath::Asin,
+                MathFn::AcosPi => KMath::Acos,
+                MathFn::AtanPi => KMath::Atan,
+                _ => KMath::Atan2,
+            };
+            KExp::bin(KBin::Div, k(m, args), pi)
+        }
+        MathFn::SMulHi | MathFn::SMadHi => {
+            let m = if f == MathFn::SMulHi {
+                KMath::MulHi
+            } else {
+                KMath::MadHi
+            };
+            let s = signed(t);
+            let e = k(m, args.into_iter().map(|a| conv_to(a, t, s)).collect());
+            conv_to(e, s, t)
+        }
+        MathFn::UMulHi | MathFn::UMadHi => {
+            let m = if f == MathFn::UMulHi {
+                KMath::MulHi
+            } else {
+                KMath::MadHi
+            };
+            let u = unsigned(t);
+            let e = k(m, args.into_iter().map(|a| conv_to(a, t, u)).collect());
+            conv_to(e, u, t)
+        }
         MathFn::Lerp if args.len() == 3 => {
             // a + (b - a) * w
             let w = args.pop().unwrap_or_else(|| one.clone());
