@@ -3,7 +3,8 @@
 //! than recorded there. A mode recorded as `null` is not available yet and is not run.
 //!
 //! Each mode's record is `{"passed": N}`, optionally with `"args": [...]`, extra arguments for
-//! `futhark-rs test` (such as `["--timeout", "20"]`). When more cases pass than recorded, the
+//! `futhark-rs test` (such as `["--timeout", "20"]`), and `"mode"` when the record's name is
+//! not the mode it runs (`ir-2gpus` runs `ir` over two simulated devices). When more cases pass than recorded, the
 //! test says so: raise the number in the file so the gain cannot be lost silently.
 
 use std::path::{Path, PathBuf};
