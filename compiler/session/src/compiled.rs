@@ -5,8 +5,9 @@
 //! Every cell gets a fresh executor for its own program, but all of them drive the same
 //! backend through [`Shared`]: kernels that earlier cells prepared (generated, compiled by
 //! NVRTC, loaded) are not prepared again, and buffers outlive the executor that made them.
-//! That is what keeps results resident: `it` is held here as the executor's own values
-//! (device buffers on CUDA) and passed to the next cell's entry point without a copy.
+//! That is what keeps results resident: `it` and top-level `let` bindings are held here as
+//! the executor's own values (device buffers on CUDA) and passed to the next cell's entry
+//! point without a copy.
 //!
 //! Only values whose type has a data form are kept: primitives, arrays of primitives and
 //! tuples of those ([`Layout`]). Everything here is generic over the backend, so the tests

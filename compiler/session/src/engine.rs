@@ -15,10 +15,14 @@
 //! compiled instead, as the entry point of a program made of the loaded file, the
 //! declaration cells and the cell ([`Session::cell_program`]), and run by the
 //! [`Runner`](crate::compiled::Runner) that lives as long as the session; its result stays
-//! resident there as `it`. The interpreter is the session's reference state: the cells that
-//! ran compiled are queued (`pending`) and replayed on it only when a later cell needs the
-//! interpreter (a fallback, or `:backend interp`), so a session that stays on the GPU never
-//! recomputes on the interpreter.
+//! resident there as `it`. A top-level `let x = e` whose value has a data form
+//! ([`Layout`]) runs the same way, as the expression `let x = e in x`, once: `x` stays
+//! resident and later compiled cells take it as a parameter like `it` (its text is not part
+//! of their programs); another declaration of `x` forgets the resident value. Other `let`
+//! cells are declarations, as on the interpreter. The interpreter is the session's
+//! reference state: the cells that ran compiled are queued (`pending`) and replayed on it
+//! only when a later cell needs the interpreter (a fallback, or `:backend interp`), so a
+//! session that stays on the GPU never recomputes on the interpreter.
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -26,10 +30,11 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
+use futhark_check::env::Scheme;
 use futhark_check::{CheckContext, FileScope};
 use futhark_db::{Database, File, IrStage};
 use futhark_interp::RuntimeError;
-use futhark_syntax::ast::{Dec, DecKind, Exp};
+use futhark_syntax::ast::{Dec, DecKind, Exp, ValKeyword};
 use futhark_syntax::{Diagnostic, FileId, Severity};
 
 use crate::backend::{BackendChoice, Device, Placement, place, probe_gpus};
@@ -542,6 +547,41 @@ impl Session {
                 hints,
                 origin: Some(origin(0)),
             }];
+            let names = declared_names(&cell.decs);
+            // `let x = e` on the compiled path: `e` runs once and `x` stays resident.
+            if self.placement.device.is_compiled()
+                && let Some((name, layout)) = let_binding(&cell.decs, &checked.scope)
+            {
+                let exp = format!("{text}\nin {name}");
+                self.last_program = Some(self.cell_program(&exp));
+                self.last_exp = exp;
+                match self.run_compiled(Some(&layout), &name, timing, ran) {
+                    Ok(_) => {
+                        // The interpreter evaluates the `let` when it next runs a cell;
+                        // compiled cells take `x` as a parameter, so its text is not kept.
+                        self.pending.extend(parts);
+                        self.scope = checked.scope;
+                        self.defs.extend(checked.info.defs);
+                        return Ok(Evaluated::Declared(names));
+                    }
+                    Err(RunError::Program(msg)) => {
+                        ran.device = self.placement.device;
+                        ran.location = self.location();
+                        return Err(program_error(msg));
+                    }
+                    // Kept as a declaration, as on the interpreter.
+                    Err(RunError::Cannot(_)) => {
+                        *ran = Placed {
+                            device: Device::Interpreter,
+                            location: "the interpreter".to_string(),
+                            note: None,
+                            profile: None,
+                        };
+                        timing.compile = Duration::ZERO;
+                        timing.eval = Duration::ZERO;
+                    }
+                }
+            }
             // After cells that ran compiled, declarations wait with them for the next
             // cell that needs the interpreter (they are only definitions until then).
             if self.pending.is_empty() {
@@ -551,7 +591,6 @@ impl Session {
             }
             self.scope = checked.scope;
             self.defs.extend(checked.info.defs);
-            let names = declared_names(&cell.decs);
             if let Some(r) = &mut self.runner {
                 for n in &names {
                     r.forget(n);
@@ -597,7 +636,7 @@ impl Session {
             return Err(CellError::message(ErrorKind::Usage, why));
         }
         if self.placement.device.is_compiled() {
-            match self.run_compiled(layout.as_ref(), timing, ran) {
+            match self.run_compiled(layout.as_ref(), "it", timing, ran) {
                 Ok(r) => {
                     // The interpreter evaluates `def it = …` when it next runs a cell.
                     parts.truncate(1);
@@ -617,12 +656,7 @@ impl Session {
                     // The error came from the compiled backend: say so in the report.
                     ran.device = self.placement.device;
                     ran.location = self.location();
-                    let kind = if msg == "Interrupted." {
-                        ErrorKind::Interrupted
-                    } else {
-                        ErrorKind::Runtime
-                    };
-                    return Err(CellError::message(kind, msg));
+                    return Err(program_error(msg));
                 }
                 Err(RunError::Cannot(why)) => {
                     if self.options.backend != BackendChoice::Auto {
@@ -670,10 +704,12 @@ impl Session {
         }
     }
 
-    /// Runs the last expression cell's program on the compiled backend.
+    /// Runs the last expression cell's program on the compiled backend; its result stays
+    /// resident as `bind`.
     fn run_compiled(
         &mut self,
         layout: Option<&Layout>,
+        bind: &str,
         timing: &mut Timing,
         ran: &mut Placed,
     ) -> Result<Ran, RunError> {
@@ -713,7 +749,7 @@ impl Session {
             .map(|r| r.0)
             .filter(|n| mentions(&self.last_exp, n))
             .collect();
-        let r = runner.run(prog, &params, layout, "it")?;
+        let r = runner.run(prog, &params, layout, bind)?;
         timing.compile = lower + r.prepare;
         timing.eval = r.run;
         *ran = Placed {
@@ -872,7 +908,13 @@ fn program_text(
             .find(|n| mentions(&d.text, n))
             .map(|n| *left_out.get(n).unwrap_or(&n));
         if let Some(cause) = cause {
-            for n in &d.names {
+            // A resident value is newer than every declaration of its name (declaring a
+            // name forgets its resident value), so it answers for that name.
+            for n in d
+                .names
+                .iter()
+                .filter(|n| !residents.iter().any(|r| &r.0 == *n))
+            {
                 left_out.insert(n, cause);
             }
             continue;
@@ -952,6 +994,42 @@ fn wait(
             }
         }
     }
+}
+
+/// An error of a program that ran compiled, worded as the executor worded it.
+fn program_error(msg: String) -> CellError {
+    let kind = if msg == "Interrupted." {
+        ErrorKind::Interrupted
+    } else {
+        ErrorKind::Runtime
+    };
+    CellError::message(kind, msg)
+}
+
+/// The name and layout of a cell that is one top-level `let x = e` (no parameters, no
+/// attributes) whose value the compiled path can keep: `scope` is the scope after the cell.
+fn let_binding(decs: &[Dec], scope: &FileScope) -> Option<(String, Layout)> {
+    let [dec] = decs else {
+        return None;
+    };
+    let DecKind::Val(vb) = &dec.kind else {
+        return None;
+    };
+    if vb.keyword != ValKeyword::Let
+        || vb.infix
+        || !vb.params.is_empty()
+        || !vb.tparams.is_empty()
+        || !dec.attrs.is_empty()
+        || dec.doc.is_some()
+    {
+        return None;
+    }
+    let name = vb.name.name.clone();
+    let layout = match &scope.env.vals.get(name.as_str())?.scheme {
+        Scheme::Poly(ps, t) if ps.is_empty() => Layout::of(t)?,
+        _ => return None,
+    };
+    Some((name, layout))
 }
 
 /// A run-time error as a located diagnostic with its backtrace as notes.
@@ -1112,5 +1190,19 @@ mod tests {
         // an earlier declaration defines, or the program does not check).
         let p = program_text(None, &decls, "z", &[]).expect("compiles");
         assert!(p.contains("it + 1"), "{p}");
+    }
+
+    #[test]
+    fn resident_values_answer_for_older_declarations_of_their_name() {
+        let decl = |text: &str, names: &[&str]| DeclCell {
+            text: text.to_string(),
+            names: names.iter().map(|n| n.to_string()).collect(),
+        };
+        // `def x = 3i32`, then `let x = iota 5` kept resident: `x` is the parameter.
+        let decls = [decl("def x = 3i32", &["x"]), decl("def w = 1i32", &["w"])];
+        let x = [("x".to_string(), Layout::Array(1, "i64".to_string()))];
+        let p = program_text(None, &decls, "i64.sum x", &x).expect("x is a parameter");
+        assert!(!p.contains("def x") && p.contains("(x: []i64)"), "{p}");
+        assert!(p.contains("def w = 1i32"), "{p}");
     }
 }

@@ -146,6 +146,120 @@ fn it_stays_resident_between_compiled_cells() {
 }
 
 #[test]
+fn let_bindings_run_once_and_stay_resident() {
+    let mut s = session(BackendChoice::Cpu);
+    let mut i = session(BackendChoice::Interp);
+    assert_eq!(show(&mut s, "1i32"), "1");
+    let out = eval(&mut s, "let x = map (*2) (iota 5)");
+    assert!(matches!(&out.result, Ok(Evaluated::Declared(n)) if n == &["x"]));
+    assert_eq!(out.device, Device::CpuExecutor, "{}", out.location);
+    let p = out.profile.expect("the let ran compiled");
+    assert!(p.kernels.iter().any(|k| k.launches > 0), "{p:?}");
+    assert_eq!(
+        s.residents(),
+        vec![
+            ("it".to_string(), "i32".to_string()),
+            ("x".to_string(), "[]i64".to_string())
+        ]
+    );
+    show(&mut i, "let x = map (*2) (iota 5)");
+    // `x` is a parameter of later cells: showing it launches no kernel (its `def` would
+    // launch the map again), and `it` is still the earlier value.
+    let out = eval(&mut s, "x");
+    assert!(matches!(&out.result, Ok(Evaluated::Value(v)) if v.text.text == "[0, 2, 4, 6, 8]"));
+    assert_eq!(out.device, Device::CpuExecutor);
+    let p = out.profile.expect("a compiled cell has a profile");
+    assert!(p.kernels.is_empty(), "{p:?}");
+    assert_eq!(show(&mut i, "x"), "[0, 2, 4, 6, 8]");
+    for cell in ["i64.sum x", "map (+1) x", "it"] {
+        let out = eval(&mut s, cell);
+        assert_eq!(out.device, Device::CpuExecutor, "{cell}: {}", out.location);
+        let shown = match &out.result {
+            Ok(Evaluated::Value(v)) => v.text.text.clone(),
+            other => panic!("{cell}: {other:?}"),
+        };
+        assert_eq!(shown, show(&mut i, cell), "cell {cell}");
+    }
+    assert_eq!(show(&mut s, "it"), "[1, 3, 5, 7, 9]");
+    // A failing `let` binds nothing.
+    let out = eval(&mut s, "let z = [1i32, 2][5]");
+    let e = out.result.expect_err("out of bounds");
+    assert_eq!(e.kind, ErrorKind::Runtime);
+    assert!(show(&mut s, "z").starts_with("error"));
+    assert!(!s.residents().iter().any(|r| r.0 == "z"));
+}
+
+#[test]
+fn redefining_a_let_binding_replaces_or_removes_it() {
+    let cells = [
+        "let x = iota 5",
+        "let x = map (+10) x",
+        "x",
+        "let y = i64.sum x",
+        "def x = 3i32",
+        "x + 1",
+        "y",
+        "let x = (2.5f32, [true])",
+        "x.1",
+    ];
+    same_as_interpreter(&cells);
+    let mut s = session(BackendChoice::Cpu);
+    for cell in &cells[..4] {
+        eval(&mut s, cell);
+    }
+    let kept = |s: &Session, n: &str| s.residents().into_iter().find(|r| r.0 == n);
+    assert_eq!(kept(&s, "x"), Some(("x".to_string(), "[]i64".to_string())));
+    assert_eq!(kept(&s, "y"), Some(("y".to_string(), "i64".to_string())));
+    assert_eq!(show(&mut s, "def x = 3i32"), "declared x");
+    assert_eq!(kept(&s, "x"), None);
+    assert_eq!(show(&mut s, "x + 1"), "4");
+    assert_eq!(show(&mut s, "let x = (2.5f32, [true])"), "declared x");
+    assert_eq!(
+        kept(&s, "x"),
+        Some(("x".to_string(), "(f32, []bool)".to_string()))
+    );
+}
+
+#[test]
+fn let_bindings_reach_the_interpreter_when_it_takes_over() {
+    let mut s = session(BackendChoice::Cpu);
+    assert_eq!(show(&mut s, "let x = map (*3) (iota 4)"), "declared x");
+    assert_eq!(show(&mut s, "let y = i64.sum x"), "declared y");
+    assert_eq!(show(&mut s, "7i64"), "7");
+    s.set_backend(BackendChoice::Interp);
+    let out = eval(&mut s, "map (+ (y + it)) x");
+    assert_eq!(out.device, Device::Interpreter);
+    assert!(matches!(&out.result, Ok(Evaluated::Value(v)) if v.text.text == "[25, 28, 31, 34]"));
+    // A `let` on the interpreter is a declaration; the compiled path forgets its old value.
+    assert_eq!(show(&mut s, "let y = 100i64"), "declared y");
+    s.set_backend(BackendChoice::Cpu);
+    assert!(!s.residents().iter().any(|r| r.0 == "y"));
+    let out = eval(&mut s, "map (+y) x");
+    assert_eq!(out.device, Device::CpuExecutor);
+    assert!(
+        matches!(&out.result, Ok(Evaluated::Value(v)) if v.text.text == "[100, 103, 106, 109]")
+    );
+}
+
+#[test]
+fn let_bindings_of_other_types_are_declarations() {
+    same_as_interpreter(&[
+        "let r = {a = 1i32, b = [1i32, 2]}",
+        "r.a + i32.sum r.b",
+        "let f = \\(v: i32) -> v + 1",
+        "f 41",
+    ]);
+    let mut s = session(BackendChoice::Cpu);
+    let out = eval(&mut s, "let r = {a = 1i32, b = [1i32, 2]}");
+    assert!(matches!(&out.result, Ok(Evaluated::Declared(n)) if n == &["r"]));
+    assert_eq!(out.device, Device::Interpreter);
+    assert!(s.residents().is_empty());
+    let out = eval(&mut s, "r.a + i32.sum r.b");
+    assert_eq!(out.device, Device::CpuExecutor);
+    assert!(matches!(&out.result, Ok(Evaluated::Value(v)) if v.text.text == "4"));
+}
+
+#[test]
 fn kernels_prepared_once_are_not_prepared_again() {
     let mut s = session(BackendChoice::Cpu);
     let first = eval(&mut s, "map (*3) (iota 10)").profile.expect("profile");
