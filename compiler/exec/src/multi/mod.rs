@@ -255,6 +255,18 @@ impl<D: PeerBackend> Multi<D> {
             .filter_map(|r| prog.arrays.iter().position(|d| d.name == *r))
             .collect();
         let first = active.first().copied().unwrap_or(0);
+        let elems_t: Vec<PrimType> = result_idx.iter().map(|&i| prog.arrays[i].elem).collect();
+        // Per result, each active device's piece buffer, in device order.
+        let by_result: helpers::PerDevice<D::Buf> = result_idx
+            .iter()
+            .map(|&i| {
+                active
+                    .iter()
+                    .enumerate()
+                    .map(|(j, &g)| (g, per_dev[j][i].clone()))
+                    .collect()
+            })
+            .collect();
         match &h.combine {
             Combine::Rows => {
                 for &i in &result_idx {
@@ -267,25 +279,12 @@ impl<D: PeerBackend> Multi<D> {
                 }
             }
             Combine::Reduce { .. } => {
-                let mut partials = Vec::new();
-                for &i in &result_idx {
-                    partials.push(
-                        active
-                            .iter()
-                            .enumerate()
-                            .map(|(j, &g)| (g, per_dev[j][i].clone()))
-                            .collect::<Vec<_>>(),
-                    );
-                }
                 let outs = helpers::combine_reduce(
                     &mut self.devs,
                     hp,
-                    &result_idx
-                        .iter()
-                        .map(|&i| prog.arrays[i].elem)
-                        .collect::<Vec<_>>(),
+                    &elems_t,
                     first,
-                    partials,
+                    by_result,
                     &mut moved,
                 )?;
                 for (&i, out) in result_idx.iter().zip(outs) {
@@ -293,8 +292,6 @@ impl<D: PeerBackend> Multi<D> {
                 }
             }
             Combine::ScanCarry { .. } => {
-                let elems_t: Vec<PrimType> =
-                    result_idx.iter().map(|&i| prog.arrays[i].elem).collect();
                 let pieces: Vec<Vec<(usize, D::Buf, usize)>> = result_idx
                     .iter()
                     .map(|&i| {
@@ -320,26 +317,13 @@ impl<D: PeerBackend> Multi<D> {
                 }
             }
             Combine::Hist { .. } => {
-                let subs: Vec<Vec<(usize, D::Buf)>> = result_idx
-                    .iter()
-                    .map(|&i| {
-                        active
-                            .iter()
-                            .enumerate()
-                            .map(|(j, &g)| (g, per_dev[j][i].clone()))
-                            .collect()
-                    })
-                    .collect();
                 let buckets = result_idx.first().map_or(0, |&i| arrays[i].len);
                 let outs = helpers::combine_hist(
                     &mut self.devs,
                     hp,
-                    &result_idx
-                        .iter()
-                        .map(|&i| prog.arrays[i].elem)
-                        .collect::<Vec<_>>(),
+                    &elems_t,
                     buckets,
-                    subs,
+                    by_result,
                     &mut moved,
                 )?;
                 for (&i, out) in result_idx.iter().zip(outs) {
