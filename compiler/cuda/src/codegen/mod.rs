@@ -22,7 +22,7 @@ pub mod prims;
 pub mod reduce;
 pub mod scan;
 
-use futhark_ir::{Kernel, KernelProgram, Name, PrimType, SegOp, Size, TypeError};
+use futhark_ir::{Kernel, KernelProgram, Name, PrimType, SegOp, Size, Stm, TypeError};
 use thiserror::Error;
 
 /// Why CUDA could not be generated.
@@ -139,6 +139,10 @@ pub struct GeneratedKernel {
     /// Array parameters in order; the size parameters follow them.
     pub arrays: Vec<ArrayParam>,
     pub sizes: Vec<Name>,
+    /// Whether a thread runs a loop: its work may vary from point to point (a while loop,
+    /// a loop whose bound depends on the point), so a map launch gives every block its own
+    /// points for the hardware to balance instead of a grid-stride split fixed in advance.
+    pub loops: bool,
 }
 
 impl GeneratedKernel {
@@ -163,6 +167,7 @@ impl GeneratedKernel {
                 })
                 .collect(),
             sizes: prog.kernel_sizes().to_vec(),
+            loops: kernel.op.body().stms.iter().any(has_loop),
         }
     }
 
@@ -195,5 +200,17 @@ pub fn generate_kernel(
         SegOp::Red(r) => reduce::gen_red(prog, kernel, r),
         SegOp::Scan(s) => scan::gen_scan(prog, kernel, s),
         SegOp::Hist(h) => hist::gen_hist(prog, kernel, h),
+    }
+}
+
+fn has_loop(s: &Stm) -> bool {
+    match s {
+        Stm::For { .. } => true,
+        Stm::If {
+            then_branch,
+            else_branch,
+            ..
+        } => then_branch.iter().chain(else_branch).any(has_loop),
+        _ => false,
     }
 }

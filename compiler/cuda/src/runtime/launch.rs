@@ -47,6 +47,9 @@ const STAGING_CHUNK: usize = 64 << 20;
 /// Shared memory a block may use without opting in.
 const DEFAULT_SHARED: usize = 48 * 1024;
 
+/// The largest grid (x dimension) a launch may have.
+const MAX_GRID: u64 = i32::MAX as u64;
+
 /// One launch: entry, grid, block, dynamic shared memory and the extra arguments after the
 /// arrays and sizes.
 struct Launch {
@@ -434,9 +437,13 @@ impl Gpu {
                 let block = self.suggested_block(name, entry)?;
                 let resident = sms * self.occupancy(name, entry, block, 0)?;
                 let units = n.div_ceil(*vector_width as u64).div_ceil(block as u64);
+                // One resident wave with grid-stride loops suits even work; uneven work
+                // (threads running loops) gets a block per slice of points, which the
+                // hardware hands out as blocks finish.
+                let cap = if gk.loops { MAX_GRID } else { resident as u64 };
                 vec![Launch {
                     entry: entry.clone(),
-                    grid: units.min(resident as u64) as u32,
+                    grid: units.min(cap) as u32,
                     block,
                     shared: 0,
                     extra: vec![],
