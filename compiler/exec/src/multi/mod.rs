@@ -37,6 +37,9 @@ use crate::backend::{Backend, KernelProfile, PeerBackend};
 use crate::error::{ExecError, Result};
 use crate::value::elems;
 
+/// Uploads of at most this many bytes (the scalars a host computes) go to every device.
+const SMALL_UPLOAD: usize = 1024;
+
 pub use place::MultiBuf;
 
 /// When launches are split over the devices.
@@ -375,9 +378,19 @@ impl<D: PeerBackend> Backend for Multi<D> {
 
     fn upload(&mut self, data: &Rc<Buffer>) -> Result<Self::Buf> {
         let elem = crate::prim::from_vtype(data.elem_type());
-        let d = self.devs[0].upload(data)?;
         let b = MultiBuf::new(elem, data.len(), self.devs.len());
-        b.set_whole(0, d);
+        if data.len() * elem.size_bytes() <= SMALL_UPLOAD {
+            // Scalars the host computes go to every device straight from the host: a peer
+            // copy would wait for everything already queued on GPU 0.
+            let copies = self
+                .devs
+                .iter_mut()
+                .map(|d| d.upload(data))
+                .collect::<Result<Vec<_>>>()?;
+            b.set_wholes(copies);
+        } else {
+            b.set_whole(0, self.devs[0].upload(data)?);
+        }
         Ok(Rc::new(b))
     }
 

@@ -54,6 +54,13 @@ impl<B: Clone> MultiBuf<B> {
         st.parts = None;
     }
 
+    /// The same elements as a whole copy on every device.
+    pub(crate) fn set_wholes(&self, copies: Vec<B>) {
+        let mut st = self.state.borrow_mut();
+        st.whole = copies.into_iter().map(Some).collect();
+        st.parts = None;
+    }
+
     /// After a split write: the elements are exactly these parts.
     pub(crate) fn set_parts(&self, ranges: Vec<Range<usize>>, parts: Vec<Option<B>>) {
         let mut st = self.state.borrow_mut();
