@@ -11,23 +11,68 @@ mod checks;
 use std::process::ExitCode;
 
 use checks::checks;
-use futhark_cuda::codegen::scan::{ScanConfig, gen_scan_with};
+use futhark_cuda::codegen::scan::{SCAN_DEFAULT, SCAN_PRESETS, ScanConfig, gen_scan_with};
 use futhark_cuda::runtime::Gpu;
 use futhark_cuda::{generate_program, samples};
 use futhark_ir::{BinOp, Lambda, PrimType, PrimValue, SegOp};
 
-/// Scan configurations timed besides the default (B=256, Q=16, packed, one status word per
-/// look-back lane, no pause): (loading threads, items per thread, packed status words,
-/// status words per look-back lane, look-back pause in ns). The first is the earlier
-/// flag-and-fence kernel.
-const SCAN_VARIANTS: [(u32, u32, bool, u32, u32); 6] = [
-    (256, 16, false, 1, 0),
-    (256, 16, true, 1, 200),
-    (256, 16, true, 4, 0),
-    (256, 32, true, 1, 0),
-    (128, 16, true, 1, 0),
-    (512, 16, true, 1, 0),
-];
+/// Scan configurations timed besides the default (`scan +`): every named preset of the
+/// generator, then the flag-and-fence status layout of `base` and of one look-back variant.
+pub fn scan_variants() -> Vec<(String, ScanConfig)> {
+    let mut v: Vec<(String, ScanConfig)> = SCAN_PRESETS
+        .iter()
+        .map(|(n, c)| (n.to_string(), *c))
+        .collect();
+    for name in ["base", "w4-near-early-staged"] {
+        if let Some(c) = ScanConfig::named(name) {
+            v.push((format!("{name}-fence"), ScanConfig { packed: false, ..c }));
+        }
+    }
+    if let Some(c) = ScanConfig::named("w4-near-early-staged") {
+        v.push((
+            "w4-near-early-staged-blockorder".into(),
+            ScanConfig {
+                block_order: true,
+                ..c
+            },
+        ));
+    }
+    v
+}
+
+/// A short description of a scan configuration for tables.
+pub fn describe(c: &ScanConfig) -> String {
+    let mut s = format!(
+        "B={}, Q={}, {}, look-back {}x32",
+        c.block,
+        c.items,
+        if c.packed { "packed" } else { "flag+fence" },
+        c.lookback
+    );
+    if c.poll_nearest {
+        s.push_str(", poll nearest");
+    }
+    s.push_str(if !c.lookback_warp {
+        ", warp 0 after aggregate"
+    } else if c.early_publish {
+        ", look-back warp, early publish"
+    } else {
+        ", look-back warp"
+    });
+    if c.backoff_ns > 0 {
+        s.push_str(&format!(", pause {} ns", c.backoff_ns));
+    }
+    if c.min_blocks > 0 {
+        s.push_str(&format!(", min {} blocks/SM", c.min_blocks));
+    }
+    if c.block_order {
+        s.push_str(", tile = blockIdx");
+    }
+    if c.staged {
+        s.push_str(", staged loads");
+    }
+    s
+}
 
 /// Median of a list of times.
 fn median(mut v: Vec<f64>) -> f64 {
@@ -220,9 +265,9 @@ fn bench(gpu: &mut Gpu, log2n: u32, reps: usize) -> Result<Vec<BenchRow>, String
     }
     let mut scan_variants: Vec<(String, futhark_cuda::GeneratedKernel)> =
         vec![("scan +".into(), scan)];
-    for (block, items, packed, lookback, backoff_ns) in SCAN_VARIANTS {
+    for (vname, cfg) in crate::scan_variants() {
         let prog = samples::scan(
-            &format!("bench_scan_{block}_{items}_{packed}_{lookback}_{backoff_ns}"),
+            &format!("bench_scan_{}", vname.replace('-', "_")),
             Lambda::binop(BinOp::Add, PrimType::F32),
             vec![PrimValue::F32(0.0)],
             false,
@@ -231,26 +276,14 @@ fn bench(gpu: &mut Gpu, log2n: u32, reps: usize) -> Result<Vec<BenchRow>, String
         let SegOp::Scan(op) = &k.op else {
             return Err("the scan sample is not a scan".into());
         };
-        let cfg = ScanConfig {
-            block,
-            items,
-            packed,
-            lookback,
-            backoff_ns,
-        };
         let gk = gen_scan_with(&prog, k, op, cfg).map_err(|e| e.to_string())?;
         // A variant that does not load is reported and skipped; the default must load.
         if let Err(err) = gpu.load(&gk) {
-            println!("scan variant {cfg:?} skipped: {err}");
+            println!("scan variant {vname} skipped: {err}");
             continue;
         }
-        let layout = if packed { "packed" } else { "flag+fence" };
-        scan_variants.push((
-            format!(
-                "scan + (B={block}, Q={items}, {layout}, look-back {lookback}x32, pause {backoff_ns} ns)"
-            ),
-            gk,
-        ));
+        let star = if vname == SCAN_DEFAULT { "*" } else { "" };
+        scan_variants.push((format!("scan + {star}{vname} ({})", describe(&cfg)), gk));
     }
     for (label, gk) in &scan_variants {
         let kname = gk.name.clone();
@@ -348,8 +381,138 @@ fn bench(gpu: &mut Gpu, log2n: u32, reps: usize) -> Result<Vec<BenchRow>, String
     Ok(rows)
 }
 
+/// `prims_bench --ptxas`: compiles every scan variant with NVRTC for sm_90 (no GPU needed)
+/// on the flat f32 sum and the segmented, tuple and 8-byte cases, and prints ptxas's
+/// registers, spills and the resident blocks per SM they allow. Exit status 1 on any error.
+fn ptxas_report() -> ExitCode {
+    use futhark_cuda::runtime::nvrtc;
+    if !nvrtc::available() {
+        let mut dirs: Vec<std::path::PathBuf> = Vec::new();
+        if let Ok(d) = std::env::var("FUTHARK_NVRTC_DIR") {
+            dirs.push(d.into());
+        }
+        if let Ok(out) = std::process::Command::new("python3")
+            .args([
+                "-c",
+                "import nvidia, os; print(os.path.dirname(nvidia.__path__[0]))",
+            ])
+            .output()
+        {
+            let site = String::from_utf8_lossy(&out.stdout).trim().to_string();
+            dirs.push(std::path::PathBuf::from(site).join("nvidia/cu13/lib"));
+        }
+        if !dirs.iter().any(|d| nvrtc::preload_from(d)) {
+            eprintln!("prims_bench --ptxas: NVRTC not found");
+            return ExitCode::from(2);
+        }
+    }
+    let (aff, aff_ne) = samples::affine_compose();
+    let cases: Vec<(&str, futhark_ir::KernelProgram, usize)> = vec![
+        (
+            "f32 +",
+            samples::scan(
+                "s",
+                Lambda::binop(BinOp::Add, PrimType::F32),
+                vec![PrimValue::F32(0.0)],
+                false,
+            ),
+            4,
+        ),
+        (
+            "i32 + seg",
+            samples::scan(
+                "s",
+                Lambda::binop(BinOp::Add, PrimType::I32),
+                vec![PrimValue::I32(0)],
+                true,
+            ),
+            4,
+        ),
+        ("affine i32 seg", samples::scan("s", aff, aff_ne, true), 8),
+        (
+            "f64 + seg",
+            samples::scan(
+                "s",
+                Lambda::binop(BinOp::Add, PrimType::F64),
+                vec![PrimValue::F64(0.0)],
+                true,
+            ),
+            8,
+        ),
+    ];
+    let mut errors = 0;
+    println!(
+        "| variant | case | threads | regs | spill B | shared B | blocks/SM |\n|---|---|---|---|---|---|---|"
+    );
+    for (vname, cfg) in crate::scan_variants() {
+        for (case, prog, acc) in &cases {
+            let k = &prog.kernels[0];
+            let SegOp::Scan(op) = &k.op else { continue };
+            let gk = match gen_scan_with(prog, k, op, cfg.for_acc(*acc)) {
+                Ok(g) => g,
+                Err(e) => {
+                    println!("| {vname} | {case} | codegen error: {e} |");
+                    errors += 1;
+                    continue;
+                }
+            };
+            let futhark_cuda::codegen::LaunchPlan::Scan(plan) = &gk.plan else {
+                continue;
+            };
+            let mut opts = nvrtc::options("sm_90");
+            opts.push("--ptxas-options=-v".into());
+            match nvrtc::compile(&gk.source, &gk.name, &opts) {
+                Err(e) => {
+                    println!("| {vname} | {case} | NVRTC error: {e} |");
+                    errors += 1;
+                }
+                Ok(c) => {
+                    // The look-back entry's "Used N registers" and spill lines.
+                    let entry = format!("Function properties for {}", plan.lookback_entry);
+                    let tail = c.log.split(&entry).nth(1).unwrap_or("");
+                    let regs: u32 = tail
+                        .split("Used ")
+                        .nth(1)
+                        .and_then(|t| t.split(' ').next())
+                        .and_then(|t| t.parse().ok())
+                        .unwrap_or(0);
+                    let spill: u32 = tail
+                        .split("bytes spill stores")
+                        .next()
+                        .and_then(|t| t.rsplit(' ').nth(1))
+                        .and_then(|t| t.parse().ok())
+                        .unwrap_or(0);
+                    let t = plan.block_size;
+                    // sm_90: 64K registers (allocated per warp in units of 256), 2048
+                    // threads, 32 blocks and 228 KiB shared memory (1 KiB reserved per
+                    // block) per SM.
+                    let warps = t.div_ceil(32);
+                    let regs_per_warp = (regs.max(1) * 32).div_ceil(256) * 256;
+                    let by_regs = 65536 / (regs_per_warp * warps).max(1);
+                    let by_threads = 2048 / t.max(1);
+                    let by_smem = (228 * 1024) / (plan.shared_bytes as u32 + 1024);
+                    let blocks = by_regs.min(by_threads).min(by_smem).min(32);
+                    println!(
+                        "| {vname} | {case} | {t} | {regs} | {spill} | {} | {blocks} |",
+                        plan.shared_bytes
+                    );
+                }
+            }
+        }
+    }
+    println!("NVRTC errors: {errors}");
+    if errors == 0 {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    }
+}
+
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().collect();
+    if args.get(1).map(|a| a.as_str()) == Some("--ptxas") {
+        return ptxas_report();
+    }
     let out_dir = std::path::PathBuf::from(args.get(1).cloned().unwrap_or_else(|| ".".into()));
     let log2n: u32 = std::env::var("PRIMS_LOG2N")
         .ok()
@@ -415,6 +578,25 @@ fn main() -> ExitCode {
             "    {{\"name\": {:?}, \"bytes\": {}, \"median_ms\": {:.5}, \"gbps\": {:.1}, \"pct_of_copy\": {:.1}, \"check\": {:?}}}{}\n",
             r.name, r.bytes, r.ms, gbps, 100.0 * gbps / copy, r.check, if i + 1 < rows.len() { "," } else { "" }
         ));
+    }
+    let mut sweep: Vec<&BenchRow> = rows
+        .iter()
+        .filter(|r| r.name.starts_with("scan +"))
+        .collect();
+    sweep.sort_by(|a, b| a.ms.total_cmp(&b.ms));
+    println!(
+        "\nscan sweep, fastest first (2^{log2n} f32 +; * marks the default preset):\n| scan variant | median ms | GB/s | % of copy | check |\n|---|---|---|---|---|"
+    );
+    for r in sweep {
+        let gbps = r.bytes as f64 / (r.ms * 1e6);
+        println!(
+            "| {} | {:.3} | {:.0} | {:.0}% | {} |",
+            r.name,
+            r.ms,
+            gbps,
+            100.0 * gbps / copy,
+            r.check
+        );
     }
     json.push_str("  ],\n  \"failures\": [");
     let fails: Vec<String> = results

@@ -17,6 +17,15 @@
 //! accumulators use 32-bit flags beside separate aggregate and prefix arrays, ordered by
 //! `__threadfence` on both sides.
 //!
+//! Variants (`ScanConfig`, named in `SCAN_PRESETS`, the default is `SCAN_DEFAULT`): wider
+//! look-back steps read as coalesced 32-word windows, polling only the nearest predecessor,
+//! publishing the inclusive prefix from the look-back warp, CUB's order (warp 0 looks back
+//! after the aggregate, no extra warp), and staged loads (all of a thread's loads into
+//! registers first, unchecked in full tiles). On an H200 (2^28 f32) none of the look-back
+//! changes moved the time (1.57-1.69 ms, blocks live ~20 us whatever the look-back width), so
+//! the suspect is the load phase: per-element bounds checks between the loads and the shared
+//! stores can keep a thread's loads from being in flight together; `staged` tests that.
+//!
 //! Segmented scans use the same kernel with the segmented operator
 //! `(f1, x) ⊕ (f2, y) = (f1 || f2, f2 ? y : x ⊕ y)`, where the flag marks a segment start
 //! (computed from the flat index). A tile that contains a segment start publishes its
@@ -36,43 +45,185 @@ use super::{CodegenError, GeneratedKernel, LaunchPlan, ScanPlan};
 /// Threads per block of the look-back kernel.
 pub const SCAN_BLOCK: u32 = 256;
 
-/// Status words per look-back lane and step. One is fastest on an H200 (2^28 f32: 4 per
-/// lane took 1.19x as long, 8 per lane 2.6x): every waiting block re-polls its whole window,
-/// and wider windows multiply those loads on the few L2 lines holding the recent tiles.
+/// Windows of 32 status words the look-back warp reads per step (one coalesced load each).
+/// One is what the H200 sweep of 2026-11-22 measured fastest, with an older layout where a
+/// lane read `L` *consecutive* words (16x-256x the L2 requests of the coalesced windows now).
 pub const SCAN_LOOKBACK: u32 = 1;
+
+/// The named configuration `gen_scan` uses (see [`SCAN_PRESETS`]): switching the default is
+/// this one constant.
+pub const SCAN_DEFAULT: &str = "base";
 
 /// Items per thread: about 64 bytes of accumulators per thread, at most 16.
 pub fn items_per_thread(acc_size: usize) -> u32 {
     (64 / acc_size.max(1)).clamp(1, 16) as u32
 }
 
-/// The tile shape and status layout of the look-back kernel.
+/// The tile shape, status layout and look-back strategy of the look-back kernel.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct ScanConfig {
-    /// Loading threads per block (a multiple of 32, at most 992); one look-back warp is added.
+    /// Loading threads per block (a multiple of 32, at most 992); with `lookback_warp`, one
+    /// look-back warp is added.
     pub block: u32,
     /// Elements per loading thread.
     pub items: u32,
     /// Publish status and value in one 64-bit word when the accumulator fits in 4 bytes.
     pub packed: bool,
-    /// Status words each look-back lane reads per step (the warp covers 32 times as many).
+    /// Windows of 32 consecutive status words read per look-back step (each window one
+    /// coalesced warp load), so one round trip to L2 covers `32 * lookback` predecessors.
     pub lookback: u32,
-    /// Nanoseconds the look-back warp sleeps before polling a window again (0: spin).
+    /// Nanoseconds to sleep before polling status words again (0: spin).
     pub backoff_ns: u32,
+    /// Before reading a window, one lane polls only the nearest predecessor's status word
+    /// until it is set (one L2 request per poll instead of a whole window's).
+    pub poll_nearest: bool,
+    /// An extra warp looks back from the start of the block, while the tile loads. Without
+    /// it, warp 0 looks back after publishing the tile's aggregate (as CUB does).
+    pub lookback_warp: bool,
+    /// With `lookback_warp`: the look-back warp publishes the inclusive prefix as soon as it
+    /// has both the exclusive prefix and the aggregate (named barrier with warp 0), rather
+    /// than thread 0 after the block barrier.
+    pub early_publish: bool,
+    /// Minimum resident blocks per SM for `__launch_bounds__` (0: no hint).
+    pub min_blocks: u32,
+    /// Tile index = `blockIdx.x` instead of an atomic counter. Saves one L2 atomic before
+    /// the loads, but relies on blocks being dispatched in index order, which the CUDA
+    /// programming model does not promise (CUB relies on it): for measurement only.
+    pub block_order: bool,
+    /// Load the tile into registers first (straight-line code without bounds checks when
+    /// the tile is full), then into shared memory; likewise store without checks.
+    pub staged: bool,
 }
 
 impl ScanConfig {
-    /// The configuration `gen_scan` uses for an accumulator of `acc_size` bytes.
+    /// The kernel measured at 36% of copy bandwidth on an H200 (B=256, Q=16 for 4-byte
+    /// accumulators, packed status, look-back warp from block start, one window per step).
+    pub const BASE: ScanConfig = ScanConfig {
+        block: SCAN_BLOCK,
+        items: 16,
+        packed: true,
+        lookback: SCAN_LOOKBACK,
+        backoff_ns: 0,
+        poll_nearest: false,
+        lookback_warp: true,
+        early_publish: false,
+        min_blocks: 0,
+        block_order: false,
+        staged: false,
+    };
+
+    /// The configuration `gen_scan` uses for an accumulator of `acc_size` bytes: the
+    /// preset [`SCAN_DEFAULT`] with its items per thread scaled to the accumulator size.
     pub fn default_for(acc_size: usize) -> ScanConfig {
+        let p = ScanConfig::named(SCAN_DEFAULT).unwrap_or(ScanConfig::BASE);
+        p.for_acc(acc_size)
+    }
+
+    /// This configuration with `items` (given for 4-byte accumulators) scaled to keep the
+    /// bytes of accumulators per thread: `items * 4 / acc_size`, between 1 and `items`.
+    pub fn for_acc(self, acc_size: usize) -> ScanConfig {
+        let items = (self.items as usize * 4 / acc_size.max(1)).clamp(1, self.items as usize);
         ScanConfig {
-            block: SCAN_BLOCK,
-            items: items_per_thread(acc_size),
-            packed: true,
-            lookback: SCAN_LOOKBACK,
-            backoff_ns: 0,
+            items: items as u32,
+            ..self
         }
     }
+
+    /// A preset by name (see [`SCAN_PRESETS`]).
+    pub fn named(name: &str) -> Option<ScanConfig> {
+        SCAN_PRESETS
+            .iter()
+            .find(|(n, _)| *n == name)
+            .map(|(_, c)| *c)
+    }
 }
+
+#[allow(clippy::too_many_arguments)]
+const fn preset(
+    block: u32,
+    items: u32,
+    lookback: u32,
+    poll_nearest: bool,
+    lookback_warp: bool,
+    early_publish: bool,
+    backoff_ns: u32,
+    staged: bool,
+) -> ScanConfig {
+    ScanConfig {
+        block,
+        items,
+        packed: true,
+        lookback,
+        backoff_ns,
+        poll_nearest,
+        lookback_warp,
+        early_publish,
+        min_blocks: 0,
+        block_order: false,
+        staged,
+    }
+}
+
+/// Named configurations the benchmark sweeps (items are for 4-byte accumulators; the
+/// generator scales them by accumulator size). `w<k>` = `k` windows of 32 status words per
+/// look-back step, `near` = poll the nearest predecessor first, `early` = the look-back warp
+/// publishes the inclusive prefix itself, `cub` = no extra warp: warp 0 looks back after the
+/// tile's aggregate, `staged` = the tile's loads go to registers first (no bounds checks in
+/// full tiles) so that all of them are in flight at once.
+pub const SCAN_PRESETS: &[(&str, ScanConfig)] = &[
+    ("base", ScanConfig::BASE),
+    ("staged", preset(256, 16, 1, false, true, false, 0, true)),
+    ("near-early", preset(256, 16, 1, true, true, true, 0, false)),
+    (
+        "near-early-staged",
+        preset(256, 16, 1, true, true, true, 0, true),
+    ),
+    (
+        "w4-near-early",
+        preset(256, 16, 4, true, true, true, 0, false),
+    ),
+    (
+        "w4-near-early-staged",
+        preset(256, 16, 4, true, true, true, 0, true),
+    ),
+    (
+        "w8-near-early-staged",
+        preset(256, 16, 8, true, true, true, 0, true),
+    ),
+    (
+        "w4-near-early-staged-q8",
+        preset(256, 8, 4, true, true, true, 0, true),
+    ),
+    (
+        "w4-near-early-staged-q32",
+        preset(256, 32, 4, true, true, true, 0, true),
+    ),
+    (
+        "w4-near-early-staged-b128",
+        preset(128, 16, 4, true, true, true, 0, true),
+    ),
+    (
+        "w4-near-early-staged-b512",
+        preset(512, 16, 4, true, true, true, 0, true),
+    ),
+    (
+        "w4-near-early-staged-sleep",
+        preset(256, 16, 4, true, true, true, 100, true),
+    ),
+    ("cub-w1", preset(256, 16, 1, false, false, false, 0, false)),
+    (
+        "cub-w1-staged",
+        preset(256, 16, 1, false, false, false, 0, true),
+    ),
+    (
+        "cub-w4-near-staged",
+        preset(256, 16, 4, true, false, false, 0, true),
+    ),
+    (
+        "cub-w4-near-staged-b128",
+        preset(128, 16, 4, true, false, false, 0, true),
+    ),
+];
 
 pub fn gen_scan(
     prog: &KernelProgram,
@@ -163,34 +314,52 @@ pub fn gen_scan_with(
     let ne = format!("{name}_ne()");
     let a = format!("{name}_acc");
 
-    let bt = b + 32;
+    let lw = cfg.lookback_warp;
+    let early = lw && cfg.early_publish;
+    let bt = if lw { b + 32 } else { b };
     let status_params = if packed {
         "volatile u64* fut_status".to_string()
     } else {
         format!("volatile u32* fut_flags, {a}* fut_aggs, {a}* fut_prefs")
     };
+    let bounds = if cfg.min_blocks > 0 {
+        format!("{bt}, {}", cfg.min_blocks.min(32))
+    } else {
+        format!("{bt}")
+    };
     let _ = writeln!(
         src,
-        "extern \"C\" __global__ void __launch_bounds__({bt}) {name}_lookback({params}, u32* __restrict__ fut_tile_counter, {status_params}) {{"
+        "extern \"C\" __global__ void __launch_bounds__({bounds}) {name}_lookback({params}, u32* __restrict__ fut_tile_counter, {status_params}) {{"
     );
     let _ = writeln!(src, "  const i64 fut_n = {total};");
     let _ = writeln!(src, "  const i64 fut_seglen = {seglen};");
     let _ = writeln!(src, "  (void)fut_seglen;");
     let _ = writeln!(src, "  u32* fut_tile_id_sh = (u32*)fut_shared;");
+    let _ = writeln!(src, "  bool* fut_blkf_sh = (bool*)(fut_shared + 8);");
     let _ = writeln!(src, "  bool* fut_wflag = (bool*)(fut_shared + 16);");
     let _ = writeln!(src, "  {a}* fut_wsum = ({a}*)(fut_shared + 64);");
     let _ = writeln!(src, "  {a}* fut_excl = fut_wsum + 32;");
-    let _ = writeln!(src, "  {a}* fut_tile = fut_excl + 1;");
+    let _ = writeln!(src, "  {a}* fut_blk_sh = fut_excl + 1;");
+    let _ = writeln!(src, "  {a}* fut_tile = fut_excl + 2;");
+    let _ = writeln!(
+        src,
+        "  (void)fut_tile_id_sh; (void)fut_blkf_sh; (void)fut_wflag; (void)fut_blk_sh;"
+    );
     let _ = writeln!(
         src,
         "  const unsigned fut_lane = threadIdx.x & 31, fut_warp = threadIdx.x >> 5;"
     );
-    let _ = writeln!(
-        src,
-        "  if (threadIdx.x == 0) *fut_tile_id_sh = atomicAdd(fut_tile_counter, 1u);"
-    );
-    let _ = writeln!(src, "  __syncthreads();");
-    let _ = writeln!(src, "  const i64 fut_tid = *fut_tile_id_sh;");
+    if cfg.block_order {
+        let _ = writeln!(src, "  const i64 fut_tid = blockIdx.x;");
+        let _ = writeln!(src, "  (void)fut_tile_counter;");
+    } else {
+        let _ = writeln!(
+            src,
+            "  if (threadIdx.x == 0) *fut_tile_id_sh = atomicAdd(fut_tile_counter, 1u);"
+        );
+        let _ = writeln!(src, "  __syncthreads();");
+        let _ = writeln!(src, "  const i64 fut_tid = *fut_tile_id_sh;");
+    }
     let _ = writeln!(src, "  const i64 fut_ts = fut_tid * {tile};");
     let _ = writeln!(src, "  {a} fut_x[{q}];");
     let _ = writeln!(src, "  {a} fut_wex = {ne};");
@@ -198,26 +367,195 @@ pub fn gen_scan_with(
     src.push_str(&sg(
         "  u32 fut_bmask = 0u;\n  bool fut_wexf = false, fut_blkf = false;\n",
     ));
-    // The first B threads load and scan the tile; the last warp looks back meanwhile, so that
-    // waiting for predecessors overlaps this tile's own loads.
+    let closed = if segmented {
+        "fut_tid == 0 || fut_blkf"
+    } else {
+        "fut_tid == 0"
+    };
+    // Publishing the inclusive prefix `val` of an open tile (one with predecessors that
+    // matter) from one thread.
+    let publish_inclusive = |val: &str| -> String {
+        if packed {
+            format!("fut_status[fut_tid] = {name}_word(2u, {val});")
+        } else {
+            format!("{{ fut_prefs[fut_tid] = {val}; __threadfence(); fut_flags[fut_tid] = 2u; }}")
+        }
+    };
+    // The look-back: the exclusive prefix of this tile from its predecessors' status words,
+    // left in `fut_run` of lane 0 of the warp that runs it. Each step reads `k` windows of
+    // 32 consecutive words (window j covers the 32 tiles ending 32j before `fut_end`), one
+    // coalesced load per window, and combines them nearest first until one holds a closed
+    // prefix.
+    let k = lb;
+    let sleep = if cfg.backoff_ns > 0 {
+        format!(" __nanosleep({}u);", cfg.backoff_ns.min(1_000_000))
+    } else {
+        String::new()
+    };
+    let lookback = |ind: usize| -> String {
+        let p = "  ".repeat(ind);
+        let mut s = String::new();
+        let _ = writeln!(s, "{p}{a} fut_run = {ne};");
+        let _ = writeln!(s, "{p}{{");
+        let _ = writeln!(s, "{p}  i64 fut_end = fut_tid - 1;");
+        if cfg.poll_nearest {
+            // Only the nearest predecessor is likely unset: one lane polls its word alone.
+            let unset = if packed {
+                "(u32)(fut_status[fut_end] >> 32) == 0u"
+            } else {
+                "fut_flags[fut_end] == 0u"
+            };
+            let _ = writeln!(
+                s,
+                "{p}  if (fut_lane == 0 && fut_end >= 0) {{ while ({unset}) {{{sleep} }} }}"
+            );
+            let _ = writeln!(s, "{p}  __syncwarp();");
+        }
+        let _ = writeln!(s, "{p}  while (fut_end >= 0) {{");
+        let word_ty = if packed { "u64" } else { "u32" };
+        let _ = writeln!(s, "{p}    {word_ty} fut_lw[{k}];");
+        let _ = writeln!(s, "{p}    for (;;) {{");
+        let _ = writeln!(s, "{p}      bool fut_wait = false;");
+        let _ = writeln!(
+            s,
+            "{p}      #pragma unroll\n{p}      for (int fut_j = 0; fut_j < {k}; fut_j++) {{"
+        );
+        let _ = writeln!(
+            s,
+            "{p}        const i64 fut_p = fut_end - 32 * fut_j - 31 + (i64)fut_lane;"
+        );
+        if packed {
+            // Before the first tile: a closed prefix holding the neutral element.
+            let _ = writeln!(
+                s,
+                "{p}        fut_lw[fut_j] = fut_p < 0 ? {name}_word(2u, {ne}) : fut_status[fut_p];"
+            );
+            let _ = writeln!(
+                s,
+                "{p}        fut_wait = fut_wait || (u32)(fut_lw[fut_j] >> 32) == 0u;"
+            );
+        } else {
+            let _ = writeln!(
+                s,
+                "{p}        fut_lw[fut_j] = fut_p < 0 ? 2u : fut_flags[fut_p];"
+            );
+            let _ = writeln!(s, "{p}        fut_wait = fut_wait || fut_lw[fut_j] == 0u;");
+        }
+        let _ = writeln!(s, "{p}      }}");
+        let _ = writeln!(
+            s,
+            "{p}      if (!__any_sync(FUT_FULL_MASK, fut_wait)) break;{sleep}"
+        );
+        let _ = writeln!(s, "{p}    }}");
+        if !packed {
+            let _ = writeln!(s, "{p}    __threadfence();");
+        }
+        let _ = writeln!(s, "{p}    bool fut_done = false;");
+        let _ = writeln!(
+            s,
+            "{p}    #pragma unroll\n{p}    for (int fut_j = 0; fut_j < {k}; fut_j++) {{"
+        );
+        let _ = writeln!(s, "{p}      if (!fut_done) {{");
+        if packed {
+            let _ = writeln!(
+                s,
+                "{p}        const bool fut_c = (u32)(fut_lw[fut_j] >> 32) == 2u;"
+            );
+            let _ = writeln!(
+                s,
+                "{p}        const {a} fut_v = {name}_unword(fut_lw[fut_j]);"
+            );
+        } else {
+            let _ = writeln!(
+                s,
+                "{p}        const i64 fut_p = fut_end - 32 * fut_j - 31 + (i64)fut_lane;"
+            );
+            let _ = writeln!(s, "{p}        const bool fut_c = fut_lw[fut_j] == 2u;");
+            let _ = writeln!(
+                s,
+                "{p}        const {a} fut_v = fut_p < 0 ? {ne} : (fut_c ? {name}_ldcg(&fut_prefs[fut_p]) : {name}_ldcg(&fut_aggs[fut_p]));"
+            );
+        }
+        // Lanes before the last one holding a closed prefix do not contribute.
+        let _ = writeln!(
+            s,
+            "{p}        const u32 fut_m2 = __ballot_sync(FUT_FULL_MASK, fut_c);"
+        );
+        let _ = writeln!(
+            s,
+            "{p}        {a} fut_pv = (fut_m2 != 0u && (int)fut_lane < 31 - __clz(fut_m2)) ? {ne} : fut_v;"
+        );
+        let _ = writeln!(s, "{p}        fut_pv = {name}_warp_reduce(fut_pv);");
+        let _ = writeln!(s, "{p}        fut_run = {};", op("fut_pv", "fut_run"));
+        let _ = writeln!(s, "{p}        fut_done = fut_m2 != 0u;");
+        let _ = writeln!(s, "{p}      }}");
+        let _ = writeln!(s, "{p}    }}");
+        let _ = writeln!(s, "{p}    if (fut_done) break;");
+        let _ = writeln!(s, "{p}    fut_end -= {};", 32 * k);
+        let _ = writeln!(s, "{p}  }}");
+        let _ = writeln!(s, "{p}}}");
+        s
+    };
+    // The first B threads load and scan the tile; with `lookback_warp` the last warp looks
+    // back meanwhile, so that waiting for predecessors overlaps this tile's own loads.
     let _ = writeln!(src, "  if (threadIdx.x < {b}) {{");
-    let _ = writeln!(
-        src,
-        "    #pragma unroll\n    for (int fut_k = 0; fut_k < {q}; fut_k++) {{"
-    );
-    let _ = writeln!(
-        src,
-        "      const i64 fut_f = fut_ts + fut_k * {b} + threadIdx.x;"
-    );
-    let _ = writeln!(src, "      {a} fut_v = {ne};");
-    let _ = writeln!(src, "      if (fut_f < fut_n) {{");
-    evaluate("fut_f", &mut src, 4);
-    let _ = writeln!(src, "      }}");
-    let _ = writeln!(
-        src,
-        "      fut_tile[{name}_PAD(fut_k * {b} + threadIdx.x)] = fut_v;"
-    );
-    let _ = writeln!(src, "    }}");
+    if cfg.staged {
+        // All Q loads into registers first (no bounds checks in a full tile), then into
+        // shared memory: the loads are independent straight-line code, so all of them are
+        // in flight at once.
+        let _ = writeln!(src, "    {a} fut_ld[{q}];");
+        let _ = writeln!(src, "    if (fut_ts + {tile} <= fut_n) {{");
+        let _ = writeln!(
+            src,
+            "      #pragma unroll\n      for (int fut_k = 0; fut_k < {q}; fut_k++) {{"
+        );
+        let _ = writeln!(
+            src,
+            "        const i64 fut_f = fut_ts + fut_k * {b} + threadIdx.x;"
+        );
+        let _ = writeln!(src, "        {a} fut_v;");
+        evaluate("fut_f", &mut src, 4);
+        let _ = writeln!(src, "        fut_ld[fut_k] = fut_v;");
+        let _ = writeln!(src, "      }}");
+        let _ = writeln!(src, "    }} else {{");
+        let _ = writeln!(
+            src,
+            "      #pragma unroll\n      for (int fut_k = 0; fut_k < {q}; fut_k++) {{"
+        );
+        let _ = writeln!(
+            src,
+            "        const i64 fut_f = fut_ts + fut_k * {b} + threadIdx.x;"
+        );
+        let _ = writeln!(src, "        {a} fut_v = {ne};");
+        let _ = writeln!(src, "        if (fut_f < fut_n) {{");
+        evaluate("fut_f", &mut src, 5);
+        let _ = writeln!(src, "        }}");
+        let _ = writeln!(src, "        fut_ld[fut_k] = fut_v;");
+        let _ = writeln!(src, "      }}");
+        let _ = writeln!(src, "    }}");
+        let _ = writeln!(
+            src,
+            "    #pragma unroll\n    for (int fut_k = 0; fut_k < {q}; fut_k++) fut_tile[{name}_PAD(fut_k * {b} + threadIdx.x)] = fut_ld[fut_k];"
+        );
+    } else {
+        let _ = writeln!(
+            src,
+            "    #pragma unroll\n    for (int fut_k = 0; fut_k < {q}; fut_k++) {{"
+        );
+        let _ = writeln!(
+            src,
+            "      const i64 fut_f = fut_ts + fut_k * {b} + threadIdx.x;"
+        );
+        let _ = writeln!(src, "      {a} fut_v = {ne};");
+        let _ = writeln!(src, "      if (fut_f < fut_n) {{");
+        evaluate("fut_f", &mut src, 4);
+        let _ = writeln!(src, "      }}");
+        let _ = writeln!(
+            src,
+            "      fut_tile[{name}_PAD(fut_k * {b} + threadIdx.x)] = fut_v;"
+        );
+        let _ = writeln!(src, "    }}");
+    }
     let _ = writeln!(
         src,
         "    asm volatile(\"bar.sync 1, {b};\" ::: \"memory\");"
@@ -336,11 +674,6 @@ pub fn gen_scan_with(
         sg("fut_wflag[fut_lane] = fut_wxf; ")
     );
     let _ = writeln!(src, "      if (fut_lane == 0) {{");
-    let closed = if segmented {
-        "fut_tid == 0 || fut_blkf"
-    } else {
-        "fut_tid == 0"
-    };
     if packed {
         let _ = writeln!(
             src,
@@ -356,110 +689,62 @@ pub fn gen_scan_with(
             "        else {{ fut_aggs[fut_tid] = fut_blk; __threadfence(); fut_flags[fut_tid] = 1u; }}"
         );
     }
-    let _ = writeln!(src, "      }}");
-    let _ = writeln!(src, "    }}");
-    let _ = writeln!(src, "  }} else {{");
-    // The look-back warp: the exclusive prefix of this tile from its predecessors' status words.
-    // Each lane reads `k` consecutive status words, so one round trip covers 32k
-    // predecessors: a tile that starts far ahead of the last published prefix (hundreds of
-    // tiles are in flight) walks back in a few steps instead of one step per 32 tiles.
-    let k = lb;
-    // Polling a whole window again at once puts 32k loads on L2 next to the streaming
-    // traffic; an optional pause thins that out.
-    let sleep = if cfg.backoff_ns > 0 {
-        format!(" __nanosleep({}u);", cfg.backoff_ns.min(1_000_000))
-    } else {
-        String::new()
-    };
-    let _ = writeln!(src, "    {a} fut_run = {ne};");
-    let _ = writeln!(src, "    i64 fut_end = fut_tid - 1;");
-    let _ = writeln!(src, "    while (fut_end >= 0) {{");
-    let _ = writeln!(
-        src,
-        "      const i64 fut_p0 = fut_end - {} + (i64)fut_lane * {k};",
-        32 * k - 1
-    );
-    if packed {
-        // Before the first tile: a closed prefix holding the neutral element.
-        let _ = writeln!(src, "      u64 fut_w[{k}];");
-        let _ = writeln!(src, "      bool fut_wait;");
+    if early {
+        // Hand the aggregate to the look-back warp (named barrier 2: warp 0 arrives, the
+        // look-back warp waits).
         let _ = writeln!(
             src,
-            "      for (;;) {{\n        fut_wait = false;\n        #pragma unroll\n        for (int fut_j = 0; fut_j < {k}; fut_j++) {{\n          fut_w[fut_j] = fut_p0 + fut_j < 0 ? {name}_word(2u, {ne}) : fut_status[fut_p0 + fut_j];\n          fut_wait = fut_wait || (u32)(fut_w[fut_j] >> 32) == 0u;\n        }}\n        if (!__any_sync(FUT_FULL_MASK, fut_wait)) break;{sleep}\n      }}"
-        );
-    } else {
-        let _ = writeln!(src, "      u32 fut_st[{k}];");
-        let _ = writeln!(src, "      bool fut_wait;");
-        let _ = writeln!(
-            src,
-            "      for (;;) {{\n        fut_wait = false;\n        #pragma unroll\n        for (int fut_j = 0; fut_j < {k}; fut_j++) {{\n          fut_st[fut_j] = fut_p0 + fut_j < 0 ? 2u : fut_flags[fut_p0 + fut_j];\n          fut_wait = fut_wait || fut_st[fut_j] == 0u;\n        }}\n        if (!__any_sync(FUT_FULL_MASK, fut_wait)) break;{sleep}\n      }}"
-        );
-        let _ = writeln!(src, "      __threadfence();");
-    }
-    // The lane's words in tile order: a closed prefix restarts the lane's partial result.
-    let _ = writeln!(src, "      {a} fut_pv = {ne};");
-    let _ = writeln!(src, "      bool fut_pf = false;");
-    let _ = writeln!(
-        src,
-        "      #pragma unroll\n      for (int fut_j = 0; fut_j < {k}; fut_j++) {{"
-    );
-    if packed {
-        let _ = writeln!(
-            src,
-            "        const {a} fut_v = {name}_unword(fut_w[fut_j]);"
-        );
-        let _ = writeln!(
-            src,
-            "        if ((u32)(fut_w[fut_j] >> 32) == 2u) {{ fut_pv = fut_v; fut_pf = true; }} else fut_pv = {};",
-            op("fut_pv", "fut_v")
-        );
-    } else {
-        let _ = writeln!(src, "        const i64 fut_p = fut_p0 + fut_j;");
-        let _ = writeln!(
-            src,
-            "        const {a} fut_v = fut_p < 0 ? {ne} : (fut_st[fut_j] == 2u ? {name}_ldcg(&fut_prefs[fut_p]) : {name}_ldcg(&fut_aggs[fut_p]));"
-        );
-        let _ = writeln!(
-            src,
-            "        if (fut_st[fut_j] == 2u) {{ fut_pv = fut_v; fut_pf = true; }} else fut_pv = {};",
-            op("fut_pv", "fut_v")
+            "        *fut_blk_sh = fut_blk;{}",
+            sg(" *fut_blkf_sh = fut_blkf;")
         );
     }
     let _ = writeln!(src, "      }}");
-    // Lanes before the last one holding a closed prefix do not contribute.
-    let _ = writeln!(
-        src,
-        "      const u32 fut_m2 = __ballot_sync(FUT_FULL_MASK, fut_pf);"
-    );
-    let _ = writeln!(
-        src,
-        "      if (fut_m2 != 0u && (int)fut_lane < 31 - __clz(fut_m2)) fut_pv = {ne};"
-    );
-    let _ = writeln!(src, "      fut_pv = {name}_warp_reduce(fut_pv);");
-    let _ = writeln!(src, "      fut_run = {};", op("fut_pv", "fut_run"));
-    let _ = writeln!(src, "      if (fut_m2 != 0u) break;");
-    let _ = writeln!(src, "      fut_end -= {};", 32 * k);
+    if early {
+        let _ = writeln!(
+            src,
+            "      asm volatile(\"bar.arrive 2, 64;\" ::: \"memory\");"
+        );
+    }
+    if !lw {
+        // CUB's order: warp 0 looks back once the aggregate is out, then publishes the
+        // inclusive prefix at once.
+        src.push_str(&lookback(3));
+        let _ = writeln!(src, "      if (fut_lane == 0) {{");
+        let _ = writeln!(src, "        *fut_excl = fut_run;");
+        let _ = writeln!(
+            src,
+            "        if (!({closed})) {}",
+            publish_inclusive(&op("fut_run", "fut_blk"))
+        );
+        let _ = writeln!(src, "      }}");
+    }
     let _ = writeln!(src, "    }}");
-    let _ = writeln!(src, "    if (fut_lane == 0) *fut_excl = fut_run;");
+    if lw {
+        let _ = writeln!(src, "  }} else {{");
+        src.push_str(&lookback(2));
+        if early {
+            let _ = writeln!(src, "    asm volatile(\"bar.sync 2, 64;\" ::: \"memory\");");
+            let open_sh = if segmented {
+                "fut_tid > 0 && !*fut_blkf_sh"
+            } else {
+                "fut_tid > 0"
+            };
+            let _ = writeln!(
+                src,
+                "    if (fut_lane == 0 && {open_sh}) {}",
+                publish_inclusive(&op("fut_run", "*fut_blk_sh"))
+            );
+        }
+        let _ = writeln!(src, "    if (fut_lane == 0) *fut_excl = fut_run;");
+    }
     let _ = writeln!(src, "  }}");
     let _ = writeln!(src, "  __syncthreads();");
     let _ = writeln!(src, "  if (threadIdx.x < {b}) {{");
-    let open = if segmented {
-        "fut_tid > 0 && !fut_blkf"
-    } else {
-        "fut_tid > 0"
-    };
-    if packed {
+    if lw && !early {
         let _ = writeln!(
             src,
-            "    if (threadIdx.x == 0 && {open}) fut_status[fut_tid] = {name}_word(2u, {});",
-            op("*fut_excl", "fut_blk")
-        );
-    } else {
-        let _ = writeln!(
-            src,
-            "    if (threadIdx.x == 0 && {open}) {{ fut_prefs[fut_tid] = {}; __threadfence(); fut_flags[fut_tid] = 2u; }}",
-            op("*fut_excl", "fut_blk")
+            "    if (threadIdx.x == 0 && !({closed})) {}",
+            publish_inclusive(&op("*fut_excl", "fut_blk"))
         );
     }
     // The thread's exclusive prefix: tile prefix, then warps before, then lanes before.
@@ -504,6 +789,23 @@ pub fn gen_scan_with(
         src,
         "    asm volatile(\"bar.sync 1, {b};\" ::: \"memory\");"
     );
+    if cfg.staged {
+        let _ = writeln!(src, "    if (fut_ts + {tile} <= fut_n) {{");
+        let _ = writeln!(
+            src,
+            "      #pragma unroll\n      for (int fut_k = 0; fut_k < {q}; fut_k++) {{"
+        );
+        let _ = writeln!(
+            src,
+            "        const i64 fut_f = fut_ts + fut_k * {b} + threadIdx.x;"
+        );
+        let _ = writeln!(
+            src,
+            "        const {a} fut_y = fut_tile[{name}_PAD(fut_k * {b} + threadIdx.x)];"
+        );
+        src.push_str(&store("fut_y", "fut_f", "        "));
+        let _ = writeln!(src, "      }}\n      return;\n    }}");
+    }
     let _ = writeln!(
         src,
         "    #pragma unroll\n    for (int fut_k = 0; fut_k < {q}; fut_k++) {{"
@@ -519,7 +821,6 @@ pub fn gen_scan_with(
     );
     src.push_str(&store("fut_y", "fut_f", "        "));
     let _ = writeln!(src, "      }}\n    }}\n  }}\n}}\n");
-
     let thread_entry = if segmented {
         let _ = writeln!(
             src,
@@ -551,7 +852,7 @@ pub fn gen_scan_with(
         None
     };
 
-    let shared_bytes = 64 + 33 * acc_size + (tile as usize + tile as usize / 32 + 1) * acc_size;
+    let shared_bytes = 64 + 34 * acc_size + (tile as usize + tile as usize / 32 + 1) * acc_size;
     Ok(GeneratedKernel::new(
         prog,
         kernel,
@@ -562,7 +863,7 @@ pub fn gen_scan_with(
             segments: scan.space.outer().iter().map(|d| d.1.clone()).collect(),
             inner,
             acc_size,
-            block_size: b + 32,
+            block_size: bt,
             tile: tile as u64,
             shared_bytes,
             packed,

@@ -1,0 +1,80 @@
+//! Every named scan configuration (`SCAN_PRESETS`), with the packed and the flag-and-fence
+//! status layouts, compiles with NVRTC for sm_90 on flat and segmented scans of primitive
+//! and non-commutative tuple operators. Runs without a GPU (see `support::ensure_nvrtc`).
+
+mod support;
+
+use futhark_cuda::codegen::LaunchPlan;
+use futhark_cuda::codegen::scan::{SCAN_DEFAULT, SCAN_PRESETS, ScanConfig, gen_scan_with};
+use futhark_cuda::runtime::nvrtc;
+use futhark_cuda::samples;
+use futhark_ir::{BinOp, Lambda, PrimType, PrimValue, SegOp};
+
+#[test]
+fn default_preset_exists() {
+    assert!(ScanConfig::named(SCAN_DEFAULT).is_some());
+    assert_eq!(
+        ScanConfig::default_for(4),
+        ScanConfig::named(SCAN_DEFAULT).unwrap()
+    );
+    // Items per thread scale with the accumulator: 64 bytes of accumulators per thread.
+    assert_eq!(ScanConfig::BASE.for_acc(8).items, 8);
+    assert_eq!(ScanConfig::BASE.for_acc(1).items, 16);
+}
+
+#[test]
+fn every_scan_preset_compiles() {
+    if !support::ensure_nvrtc() {
+        eprintln!("skipping: NVRTC not found");
+        return;
+    }
+    let (aff, aff_ne) = samples::affine_compose();
+    let cases = [
+        (
+            samples::scan(
+                "s",
+                Lambda::binop(BinOp::Add, PrimType::F32),
+                vec![PrimValue::F32(0.0)],
+                false,
+            ),
+            4,
+        ),
+        (
+            samples::scan(
+                "s",
+                Lambda::binop(BinOp::Add, PrimType::I32),
+                vec![PrimValue::I32(0)],
+                true,
+            ),
+            4,
+        ),
+        (samples::scan("s", aff, aff_ne, true), 8),
+    ];
+    let mut failures = Vec::new();
+    let mut count = 0;
+    for (name, preset) in SCAN_PRESETS {
+        for packed in [true, false] {
+            let cfg = ScanConfig { packed, ..*preset };
+            for (prog, acc) in &cases {
+                let k = &prog.kernels[0];
+                let SegOp::Scan(op) = &k.op else {
+                    panic!("not a scan")
+                };
+                let gk = gen_scan_with(prog, k, op, cfg.for_acc(*acc)).expect("generates");
+                let LaunchPlan::Scan(plan) = &gk.plan else {
+                    panic!("not a scan plan")
+                };
+                assert!(plan.block_size <= 1024 && plan.block_size % 32 == 0);
+                count += 1;
+                if let Err(e) = nvrtc::compile(&gk.source, &gk.name, &nvrtc::options("sm_90")) {
+                    failures.push(format!("{name} (packed {packed}): {e}"));
+                }
+            }
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "{count} kernels, failures:\n{}",
+        failures.join("\n")
+    );
+}
