@@ -39,7 +39,7 @@ for row in "${rows[@]}"; do
   IFS='|' read -r name prog entry input expected <<<"$row"
   tag="${name%% (*}"; tag="${tag//[ ²]/_}"
   s0=$(date +%s%N)
-  timeout 300 "$bin" run "$B/$prog" -e "$entry" --backend cuda --profile < "$input" > "$out/$tag.cuda" 2> "$out/$tag.cuda.err"
+  timeout "${RUN_TIMEOUT:-300}" "$bin" run "$B/$prog" -e "$entry" --backend cuda --profile < "$input" > "$out/$tag.cuda" 2> "$out/$tag.cuda.err"
   st=$?
   s1=$(date +%s%N)
   wall=$(( (s1 - s0) / 1000000 ))
@@ -47,7 +47,7 @@ for row in "${rows[@]}"; do
   if [[ "$expected" == "-" ]]; then ref=""; refname="none"
   elif [[ -n "$expected" ]]; then ref="$expected"; refname=".out file"
   else
-    timeout 300 "$bin" run "$B/$prog" -e "$entry" --backend interp < "$input" > "$out/$tag.interp" 2> "$out/$tag.interp.err"
+    timeout "${RUN_TIMEOUT:-300}" "$bin" run "$B/$prog" -e "$entry" --backend interp < "$input" > "$out/$tag.interp" 2> "$out/$tag.interp.err"
     ref="$out/$tag.interp"; refname="interpreter"
   fi
   if [[ $st -ne 0 ]]; then gpu="failed ($st): $(grep -m1 -i error "$out/$tag.cuda.err" | cut -c1-120)"; match="-"

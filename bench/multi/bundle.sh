@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Puts what bench/multi/device-run.sh needs into .gpu/ (git-ignored, carried to the GPU
-# machine): the release futhark-rs, peer_bench, the conformance corpus and the benchmark
+# machine): the release futhark-rs, peer_bench, prims_bench, the conformance corpus and the benchmark
 # programs (copied from ../shared), and optionally an older single-GPU futhark-rs to compare
 # the 1-GPU path with (SINGLE_BIN=path).
 set -euo pipefail
@@ -10,10 +10,10 @@ target="${CARGO_TARGET_DIR:-$repo/target}"
 # Where the bundle goes: the checkout the device tool sends (GPU_DIR=/path/.gpu to override).
 gpu="${GPU_DIR:-$repo/.gpu}"
 cargo build --release -p futhark-rs
-cargo build --release -p futhark-cuda --example peer_bench
+cargo build --release -p futhark-cuda --example peer_bench --example prims_bench
 mkdir -p "$gpu/bin"
 cp "$target/release/futhark-rs" "$gpu/bin/"
-cp "$target/release/examples/peer_bench" "$gpu/bin/"
+cp "$target/release/examples/peer_bench" "$target/release/examples/prims_bench" "$gpu/bin/"
 cp bench/multi/device-run.sh bench/multi/compare_runs.py bench/multi/resident.fut "$gpu/"
 if [[ -n "${SINGLE_BIN:-}" ]]; then cp "$SINGLE_BIN" "$gpu/bin/futhark-rs-single"; fi
 shared="$repo/../shared"
@@ -23,6 +23,6 @@ done
 cp -r "$shared/conformance/futhark-tests" "$gpu/corpus"
 mkdir -p "$gpu/benchmarks/rodinia"
 cp -r "$shared/benchmarks/accelerate" "$shared/benchmarks/finpar" "$gpu/benchmarks/"
-cp -r "$shared/benchmarks/rodinia/cfd" "$gpu/benchmarks/rodinia/"
+for r in cfd backprop hotspot srad nn; do cp -r "$shared/benchmarks/rodinia/$r" "$gpu/benchmarks/rodinia/"; done
 chmod -R u+w "$gpu/corpus" "$gpu/benchmarks"
 du -sh "$gpu"

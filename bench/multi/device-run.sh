@@ -88,7 +88,7 @@ bench)
     IFS='|' read -r name prog entry input <<<"$row"
     for g in "${gs[@]}"; do
       tag="$(echo "$name" | tr -c 'a-zA-Z0-9' '_')-g$g"
-      timeout 300 $bin bench --backend cuda --gpus "$g" --runs 5 --budget 20 --profile \
+      timeout "${BENCH_TIMEOUT:-120}" $bin bench --backend cuda --gpus "$g" --runs 5 --budget 20 --profile \
         --input "$input" -e "$entry" --json "$d/$tag.json" "$prog" \
         > "$d/$tag.txt" 2> "$d/$tag.err"
       st=$?
