@@ -86,7 +86,15 @@ bench)
   : > "$out/bench.tsv"
   for row in "${rows[@]}"; do
     IFS='|' read -r name prog entry input <<<"$row"
+    # ONLY=regex: just the rows whose name matches (a short run).
+    [[ -n "${ONLY:-}" && ! "$name" =~ $ONLY ]] && continue
+    first_failed=""
     for g in "${gs[@]}"; do
+      # A program that failed (or ran out of time) on the first G is not run on the others.
+      if [[ -n "$first_failed" ]]; then
+        printf '%s\t%s\t\t\t\tskipped: failed with G = %s\n' "$name" "$g" "${gs[0]}" | tee -a "$out/bench.tsv"
+        continue
+      fi
       tag="$(echo "$name" | tr -c 'a-zA-Z0-9' '_')-g$g"
       timeout "${BENCH_TIMEOUT:-120}" $bin bench --backend cuda --gpus "$g" --runs 5 --budget 20 --profile \
         --input "$input" -e "$entry" --json "$d/$tag.json" "$prog" \
@@ -97,7 +105,8 @@ d=json.load(open(sys.argv[1]))
 r=[x for e in d.values() for ds in e['datasets'].values() for x in ds['runtimes']]
 print(statistics.median(r))" "$d/$tag.json" 2>/dev/null || echo "")
       why=""
-      [[ $st -ne 0 ]] && why="$(grep -m1 -iE 'error|not supported|failed' "$d/$tag.err" "$d/$tag.txt" | cut -c1-160)"
+      [[ $st -ne 0 ]] && why="exit $st: $(grep -m1 -iE 'error|not supported|failed' "$d/$tag.err" "$d/$tag.txt" | cut -c1-160)"
+      [[ $st -ne 0 ]] && first_failed=1
       split="$(grep -c 'split over' "$d/$tag.err")"
       kept="$(grep -c 'kept on gpu0' "$d/$tag.err")"
       printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$name" "$g" "$median" "$split" "$kept" "$why" | tee -a "$out/bench.tsv"

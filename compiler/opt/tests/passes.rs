@@ -230,6 +230,29 @@ fn kernels_sequential_loop_and_reduce_in_a_thread() {
     );
 }
 
+/// Two versions of a map whose lambda reduces and then computes more: segmented reductions
+/// (the scalar statement the reduction depends on recomputed per element) when the map is
+/// narrow, the map with a sequential reduction per thread when it fills the GPU alone.
+#[test]
+fn kernels_reduction_in_a_map_two_versions() {
+    kernels(
+        "k_red_versions",
+        "entry main [n] (xs: [n]f32) (ys: [n]f32) : [n]f32 =
+           map2 (\\x y -> let c = x * 2 in y + reduce (+) 0 (map (\\z -> z * c) xs)) xs ys",
+    );
+}
+
+/// A reduction over a short known width stays sequential in the thread: no versions.
+#[test]
+fn kernels_short_reduction_stays_in_a_thread() {
+    let out = run(
+        "entry main [n] (xss: [n][3]f32) : [n]f32 = map (\\xs -> f32.sum xs * 2) xss",
+        &pipeline(),
+    );
+    assert!(!out.contains("segred"), "{out}");
+    assert!(!out.contains("segred_fits"), "{out}");
+}
+
 #[test]
 fn kernels_bounded_while_loop_in_a_thread() {
     kernels(

@@ -11,13 +11,25 @@
 //!
 //! Every combination keeps the left-to-right order of elements, so non-commutative operators
 //! are correct in all three.
+//!
+//! Which entry runs, and how many blocks per segment, is decided at launch
+//! (`runtime/launch.rs`): segments of 8192+ elements (or a single segment) take the block
+//! entry with `bps = clamp(ceil(resident blocks / segments), 1, len / 4096)`, so few large
+//! segments get several blocks each and many large ones (n-body: 10^5 x 10^5) one block per
+//! segment, the resident blocks striding over them; 64+ elements take the warp entry, and
+//! shorter segments the thread entry.
+//!
+//! Every entry knows the segment it works on (`fut_seg`), so a point's indices come from it
+//! and the element's offset in the segment: no 64-bit division per element (the outer
+//! indices depend on the segment only and are hoisted out of the element loop).
 
 use std::fmt::Write;
 
 use futhark_ir::{Kernel, KernelProgram, PrimType, SegRed, Size};
 
 use super::emit::{
-    Emitter, kernel_params, make_acc, operator_defs, size_product, store_acc, struct_layout,
+    Emitter, kernel_params, make_acc, operator_defs, size_exp, size_product, store_acc,
+    struct_layout, used_vars,
 };
 use super::prims::{ElemFn, GRID_HEADER, element_loop, vec_plan};
 use super::{CodegenError, GeneratedKernel, LaunchPlan, RedPlan};
@@ -51,7 +63,7 @@ pub fn gen_red(
     // The body, evaluated at a flat index, combined into the accumulator `fut_acc`.
     let accumulate = |em: &Emitter, flat: &str, _lane: Option<&str>, s: &mut String, ind: usize| {
         let pad = "  ".repeat(ind);
-        em.space_indices(s, &red.body, flat, ind);
+        seg_indices(red, flat, s, ind);
         let res = em.body(s, &red.body, ind);
         s.push_str(&make_acc(name, "fut_v", &res, &pad));
         let _ = writeln!(s, "{pad}fut_acc = {name}_op(fut_acc, fut_v);");
@@ -59,7 +71,7 @@ pub fn gen_red(
     // The body evaluated into `fut_v` (declared by the caller).
     let evaluate = |em: &Emitter, flat: &str, s: &mut String, ind: usize| {
         let pad = "  ".repeat(ind);
-        em.space_indices(s, &red.body, flat, ind);
+        seg_indices(red, flat, s, ind);
         let res = em.body(s, &red.body, ind);
         for (i, r) in res.iter().enumerate() {
             let _ = writeln!(s, "{pad}fut_v.c{i} = {r};");
@@ -300,4 +312,51 @@ pub fn gen_red(
             block_shared,
         }),
     ))
+}
+
+/// Binds the flat index and the space's indices used by the body, for the element at flat
+/// index `flat` of segment `fut_seg` (in scope in every entry): the innermost index is the
+/// offset in the segment, the outer ones come from the segment number.
+fn seg_indices(red: &SegRed, flat: &str, out: &mut String, indent: usize) {
+    let pad = "  ".repeat(indent);
+    let space = &red.space;
+    let _ = writeln!(out, "{pad}const i64 v_{} = {flat};", space.flat);
+    let used = used_vars(&red.body);
+    let n = space.dims.len();
+    let needed: Vec<bool> = space
+        .dims
+        .iter()
+        .map(|(d, _)| *d != space.flat && used.contains(d))
+        .collect();
+    if !needed.iter().any(|x| *x) {
+        return;
+    }
+    if n == 1 {
+        let _ = writeln!(out, "{pad}const i64 v_{} = {flat};", space.dims[0].0);
+        return;
+    }
+    let (inner, _) = &space.dims[n - 1];
+    if needed[n - 1] {
+        let _ = writeln!(
+            out,
+            "{pad}const i64 v_{inner} = {flat} - fut_seg * fut_seglen;"
+        );
+    }
+    if !needed[..n - 1].iter().any(|x| *x) {
+        return;
+    }
+    let _ = writeln!(out, "{pad}i64 fut_srem = fut_seg;");
+    for k in (0..n - 1).rev() {
+        let (d, s) = &space.dims[k];
+        if needed[k] {
+            if k == 0 {
+                let _ = writeln!(out, "{pad}const i64 v_{d} = fut_srem;");
+            } else {
+                let _ = writeln!(out, "{pad}const i64 v_{d} = fut_srem % {};", size_exp(s));
+            }
+        }
+        if k > 0 && needed[..k].iter().any(|x| *x) {
+            let _ = writeln!(out, "{pad}fut_srem = fut_srem / {};", size_exp(s));
+        }
+    }
 }

@@ -120,7 +120,7 @@ struct Level<'s> {
 
 /// If a map's lambda is scalar statements followed by one SOAC whose results are the
 /// lambda's, those statements and that SOAC.
-fn perfect_nest(lam: &futhark_ir::soacs::Lambda) -> Option<(&[Stm], &Soac)> {
+pub(crate) fn perfect_nest(lam: &futhark_ir::soacs::Lambda) -> Option<(&[Stm], &Soac)> {
     let (last, pre) = lam.body.stms.split_last()?;
     let Exp::Soac(inner) = &last.exp else {
         return None;
