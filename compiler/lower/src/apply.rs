@@ -299,7 +299,97 @@ impl<'a> Lowerer<'a> {
         span: Span,
     ) -> LResult<Value<'a>> {
         let ctx = self.def_ctx(def, &args, &extra).map_err(|e| e.at(span))?;
-        self.exp(&def.vb.body, &ctx)
+        let r = self.exp(&def.vb.body, &ctx)?;
+        self.coerce_to_declared(def, args.len(), &ctx, r)
+            .map_err(|e| e.at(span))
+    }
+
+    /// A definition's result given the sizes its declared return type names where the
+    /// body computed them otherwise (`reverse x : [n]t` is a slice whose length is
+    /// computed; `xs ++ ys :> [n]t` has `n` already): the checker proved they are equal,
+    /// and a caller (a SOAC's lambda in particular) can then see that the result has the
+    /// size of an argument instead of one that only exists inside the call. Existential
+    /// sizes of the return type, and sizes not known in `ctx`, stay as computed.
+    fn coerce_to_declared(
+        &mut self,
+        def: &Rc<Def<'a>>,
+        nargs: usize,
+        ctx: &Ctx<'a>,
+        v: Value<'a>,
+    ) -> LResult<Value<'a>> {
+        let vb = def.vb;
+        let Some(decl) = self.info(vb.name.span)?.defs.get(&vb.name.span) else {
+            return Ok(v);
+        };
+        let mut t = &decl.ty;
+        let mut ext: Vec<u64> = Vec::new();
+        for _ in 0..nargs {
+            let CType::Arrow(ar) = t else {
+                return Ok(v);
+            };
+            ext.extend(ar.ret.ext.iter().map(|n| n.id));
+            t = &ar.ret.ty;
+        }
+        let resolve = |s: &CSize| -> Option<SubExp> {
+            match s {
+                CSize::Lit(k) => Some(SubExp::i64(*k)),
+                CSize::Var(n) if !ext.contains(&n.id) => {
+                    ctx.size_id(n.id)
+                        .or_else(|| match ctx.locals.get(n.name()) {
+                            Some(Value::Atom(d, Type::Prim(PrimType::I64))) => Some(d.clone()),
+                            _ => None,
+                        })
+                }
+                _ => None,
+            }
+        };
+        self.coerce_to_ctype(&v, t, &mut Vec::new(), &resolve)
+    }
+
+    /// `v` with the dimensions that checker type `t` (under the outer dimensions `outer`)
+    /// gives a known size coerced to it.
+    fn coerce_to_ctype(
+        &mut self,
+        v: &Value<'a>,
+        t: &CType,
+        outer: &mut Vec<Option<SubExp>>,
+        resolve: &dyn Fn(&CSize) -> Option<SubExp>,
+    ) -> LResult<Value<'a>> {
+        match (t, v) {
+            (CType::Array(a), _) => {
+                let k = outer.len();
+                outer.extend(a.shape.iter().map(resolve));
+                let r = self.coerce_to_ctype(v, &a.elem, outer, resolve);
+                outer.truncate(k);
+                r
+            }
+            (CType::Record(fts), Value::Record(fs)) => {
+                let mut out = Vec::with_capacity(fs.len());
+                for (n, fv) in fs {
+                    let fv = match fts.get(n.as_str()) {
+                        Some(ft) => self.coerce_to_ctype(fv, ft, outer, resolve)?,
+                        None => fv.clone(),
+                    };
+                    out.push((n.clone(), fv));
+                }
+                Ok(Value::Record(out))
+            }
+            _ if outer.iter().all(Option::is_none) => Ok(v.clone()),
+            _ => v.map_leaves(&mut |s, t| {
+                if t.rank() < outer.len() {
+                    return Ok((s.clone(), t.clone()));
+                }
+                let mut shape = t.shape().to_vec();
+                for (d, w) in shape.iter_mut().zip(outer.iter()) {
+                    if let Some(w) = w {
+                        *d = w.clone();
+                    }
+                }
+                let want = t.with_shape(shape);
+                let r = self.coerce_atom(s.clone(), t, &want)?;
+                Ok((r, want))
+            }),
+        }
     }
 
     /// Calls the IR function specialising `def` for the shape of `args`, making it first.
@@ -450,7 +540,10 @@ impl<'a> Lowerer<'a> {
                 },
             );
         }
-        let (stms, result) = self.block(|this| this.exp(&vb.body, &ctx))?;
+        let (stms, result) = self.block(|this| {
+            let r = this.exp(&vb.body, &ctx)?;
+            this.coerce_to_declared(def, fargs.len(), &ctx, r)
+        })?;
         self.specs
             .remove(key)
             .filter(|s| s.recursive)

@@ -95,8 +95,16 @@ impl<'a> Lowerer<'a> {
                     crate::modenv::Module::Struct(s) => (*s).clone(),
                     _ => return Err(LowerError::internal(Some(qn.span), "not a module")),
                 };
+                // What the module defines shadows the locals of the same names.
+                let mut locals = ctx.locals.clone();
+                for n in scope.vals.keys().chain(scope.mods.keys()) {
+                    if locals.get(n).is_some() {
+                        locals = locals.hide(n);
+                    }
+                }
                 let inner_ctx = Ctx {
                     env: ctx.env.with_layer(scope),
+                    locals,
                     ..ctx.clone()
                 };
                 self.exp(inner, &inner_ctx)

@@ -94,14 +94,25 @@ impl<'a> Lowerer<'a> {
                 })
             }
             Some(k) if k < 0 => {
+                // Both bounds default (`xs[::-1]`): the distance is `n` itself, so a
+                // reversal keeps the size of what it reverses.
+                let whole = start.is_none() && end.is_none();
                 let s = match start {
                     Some(s) => s,
-                    None => self.sub64(n, SubExp::i64(1)),
+                    None => self.sub64(n.clone(), SubExp::i64(1)),
                 };
-                let e = end.unwrap_or(SubExp::i64(-1));
-                let d = self.sub64(s.clone(), e);
-                let d = self.add64(d, SubExp::i64(-k - 1));
-                let len = self.bind("n", i64t, IExp::BinOp(BinOp::SQuot, d, SubExp::i64(-k)));
+                let d = if whole {
+                    n
+                } else {
+                    let e = end.unwrap_or(SubExp::i64(-1));
+                    self.sub64(s.clone(), e)
+                };
+                let len = if k == -1 {
+                    d
+                } else {
+                    let d = self.add64(d, SubExp::i64(-k - 1));
+                    self.bind("n", i64t, IExp::BinOp(BinOp::SQuot, d, SubExp::i64(-k)))
+                };
                 Ok(DimIndex::Slice {
                     start: s,
                     len,

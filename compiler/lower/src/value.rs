@@ -290,7 +290,9 @@ pub struct Locals<'a>(Option<Rc<LocalNode<'a>>>);
 #[derive(Debug)]
 struct LocalNode<'a> {
     name: String,
-    value: Value<'a>,
+    /// `None`: the name is hidden, so it resolves in the module environment (a module
+    /// opened by `M.(e)` binds it over the locals outside).
+    value: Option<Value<'a>>,
     next: Locals<'a>,
 }
 
@@ -298,7 +300,16 @@ impl<'a> Locals<'a> {
     pub fn with(&self, name: &str, value: Value<'a>) -> Locals<'a> {
         Locals(Some(Rc::new(LocalNode {
             name: name.to_string(),
-            value,
+            value: Some(value),
+            next: self.clone(),
+        })))
+    }
+
+    /// The locals with `name` hidden (looked up in the environment instead).
+    pub fn hide(&self, name: &str) -> Locals<'a> {
+        Locals(Some(Rc::new(LocalNode {
+            name: name.to_string(),
+            value: None,
             next: self.clone(),
         })))
     }
@@ -307,7 +318,7 @@ impl<'a> Locals<'a> {
         let mut cur = &self.0;
         while let Some(node) = cur {
             if node.name == name {
-                return Some(&node.value);
+                return node.value.as_ref();
             }
             cur = &node.next.0;
         }

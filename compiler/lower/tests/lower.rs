@@ -176,3 +176,29 @@ fn forward_and_reverse_mode_ad_lower() {
     assert!(try_lower_src("entry main (x: f64) = jvp (\\y -> y * y) x 1").is_ok());
     assert!(try_lower_src("entry main (x: [3]f64) = vjp (\\y -> f64.sum y) x 1").is_ok());
 }
+
+#[test]
+fn declared_result_sizes_reach_a_map_lambda() {
+    // A function's result is coerced to the sizes its declared type names: `reverse` and
+    // `xs[::-1]` keep `n`, so a map over rows has a regular result (LocVolCalib's
+    // `tridagPar`). An existential size (`[]i32` of `filter`) stays existential.
+    check(
+        "declared_result_sizes",
+        "def tridag [n] (a: [n]f32, y: [n]f32) : *[n]f32 =
+           let y = scan (+) 0 (map2 (*) a y) in reverse y
+         def both [n] (xs: [n]i32) : ([n]i32, []i32) = (xs[::-1], filter (> 0) xs)
+         entry main [m][n] (a: [m][n]f32) (xs: []i32) =
+           (map (\\r -> tridag (r, r)) a, both xs)",
+    );
+}
+
+#[test]
+fn local_open_shadows_locals() {
+    // `m.(x + y)` reads the module's `x`, not the parameter `x` outside.
+    let p = lower_src(
+        "module m = { def x = 2i32 def y = 3i32 }
+         entry main (x: i32) = x + m.(x + y)",
+    )
+    .to_string();
+    assert!(p.contains("2i32 + 3i32") || p.contains("5i32"), "{p}");
+}

@@ -105,6 +105,9 @@ impl Simplifier {
                 Rewriter::subst(&self.subst).stm(&mut stm);
             }
             inner_bodies_mut(&mut stm.exp, &mut |bb| self.body(bb));
+            for h in hoist_invariant(&mut stm) {
+                out.extend(self.fold(h));
+            }
             out.extend(self.fold(stm));
         }
         for r in &mut b.result {
@@ -247,6 +250,126 @@ impl Simplifier {
 }
 
 /// Removes statements whose results nothing uses (assertions stay).
+/// Moves the statements of a SOAC lambda's or a loop's body that compute a size its
+/// arrays have (an `i64` scalar named in a type inside the body, or one such a size is
+/// computed from) and use nothing the body binds (its parameters, its other statements)
+/// out in front of it: they compute the same value every time. Such a size, computed from
+/// values known outside (`n - 1` of an inlined call), is then known before a kernel
+/// starts. Only operations that cannot fail move (no integer division by a non-constant),
+/// so a body that never runs fails the same; other scalars stay where they are used.
+fn hoist_invariant(stm: &mut Stm) -> Vec<Stm> {
+    let mut out = Vec::new();
+    let mut take = |body: &mut Body, bound: HashSet<Name>| {
+        let mut sizes = HashSet::new();
+        dims_in_body(body, &mut sizes);
+        if sizes.is_empty() {
+            return;
+        }
+        // What those sizes are computed from, among the body's own statements.
+        for s in body.stms.iter().rev() {
+            if let [p] = s.pat.elems.as_slice()
+                && sizes.contains(&p.name)
+                && cannot_fail(&s.exp)
+            {
+                sizes.extend(uses_in_exp(&s.exp));
+            }
+        }
+        let mut inner = bound;
+        for s in &body.stms {
+            inner.extend(s.pat.ctx.iter().cloned());
+            inner.extend(s.pat.elems.iter().map(|p| p.name.clone()));
+        }
+        let mut kept = Vec::with_capacity(body.stms.len());
+        for s in std::mem::take(&mut body.stms) {
+            let movable = s.pat.ctx.is_empty()
+                && s.pat.elems.len() == 1
+                && sizes.contains(&s.pat.elems[0].name)
+                && !s.pat.elems[0].ty.is_array()
+                && cannot_fail(&s.exp)
+                && uses_in_exp(&s.exp).iter().all(|v| !inner.contains(v));
+            if movable {
+                inner.remove(&s.pat.elems[0].name);
+                out.push(s);
+            } else {
+                kept.push(s);
+            }
+        }
+        body.stms = kept;
+    };
+    match &mut stm.exp {
+        Exp::Soac(soac) => {
+            for l in crate::util::soac_lambdas_mut(soac) {
+                let bound = l.params.iter().map(|p| p.name.clone()).collect();
+                take(&mut l.body, bound);
+            }
+        }
+        Exp::Loop { params, form, body } => {
+            let mut bound: HashSet<Name> = params.iter().map(|(p, _)| p.name.clone()).collect();
+            if let futhark_ir::soacs::LoopForm::For { var, .. } = form {
+                bound.insert(var.clone());
+            }
+            take(body, bound);
+        }
+        _ => {}
+    }
+    out
+}
+
+/// The variables that are dimensions of a type somewhere inside a body.
+fn dims_in_body(b: &Body, out: &mut HashSet<Name>) {
+    let ty = |t: &Type, out: &mut HashSet<Name>| {
+        out.extend(t.shape().iter().filter_map(|d| d.as_var().cloned()));
+    };
+    for s in &b.stms {
+        for p in &s.pat.elems {
+            ty(&p.ty, out);
+        }
+        match &s.exp {
+            Exp::If {
+                then_body,
+                else_body,
+                ..
+            } => {
+                dims_in_body(then_body, out);
+                dims_in_body(else_body, out);
+            }
+            Exp::Loop { params, body, .. } => {
+                for (p, _) in params {
+                    ty(&p.ty, out);
+                }
+                dims_in_body(body, out);
+            }
+            Exp::Soac(soac) => {
+                for l in crate::util::soac_lambdas(soac) {
+                    for p in &l.params {
+                        ty(&p.ty, out);
+                    }
+                    for t in &l.ret {
+                        ty(t, out);
+                    }
+                    dims_in_body(&l.body, out);
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+/// Whether evaluating a scalar expression can never fail.
+fn cannot_fail(e: &Exp) -> bool {
+    match e {
+        Exp::SubExp(_) | Exp::CmpOp(..) | Exp::UnOp(..) | Exp::Conv(..) => true,
+        Exp::BinOp(op, _, d) => match op {
+            BinOp::SDiv | BinOp::UDiv | BinOp::SQuot | BinOp::SMod | BinOp::UMod | BinOp::SRem => {
+                matches!(d, SubExp::Const(c) if as_int(*c).is_some_and(|x| x != 0))
+            }
+            BinOp::Pow => false,
+            _ => true,
+        },
+        _ => false,
+    }
+}
+
 fn dce(b: &mut Body) {
     let mut live: HashSet<Name> = b
         .result

@@ -764,10 +764,10 @@ impl Translator<'_> {
             Exp::Reshape { shape, arr } => {
                 let mut dims = Vec::new();
                 for d in shape {
-                    if d.as_var().is_some_and(|v| self.env.contains_key(v)) {
-                        return Err("reshaping to a size computed inside a kernel thread".into());
-                    }
-                    dims.push(self.inputs.size(d));
+                    let d = self.launch_size(d).map_err(|_| {
+                        "reshaping to a size computed inside a kernel thread".to_string()
+                    })?;
+                    dims.push(d);
                 }
                 let v = reshaped(self.view(arr)?, dims)
                     .ok_or("reshaping a row inside a kernel thread")?;
