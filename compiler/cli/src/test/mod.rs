@@ -68,9 +68,44 @@ pub struct TestArgs {
     /// Number of files tested in parallel (default: the number of CPUs).
     #[arg(short = 'j', long, value_name = "N")]
     jobs: Option<usize>,
+    /// Test only part K of N of the files (every N-th file in path order, starting at the
+    /// K-th), so a long run can be split over several calls, e.g. `--shard 2/3`.
+    #[arg(long, value_name = "K/N", value_parser = parse_shard)]
+    shard: Option<Shard>,
     /// Programs, or directories searched recursively for `.fut` files.
     #[arg(required = true)]
     paths: Vec<PathBuf>,
+}
+
+/// Part `index` (1-based) of `count` of the files.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Shard {
+    index: usize,
+    count: usize,
+}
+
+impl Shard {
+    fn select<T>(self, items: Vec<T>) -> Vec<T> {
+        items
+            .into_iter()
+            .enumerate()
+            .filter(|(i, _)| i % self.count == self.index - 1)
+            .map(|(_, x)| x)
+            .collect()
+    }
+}
+
+fn parse_shard(s: &str) -> Result<Shard, String> {
+    let bad = || format!("`{s}` is not a shard K/N with 1 <= K <= N (e.g. 2/3)");
+    let (k, n) = s.split_once('/').ok_or_else(bad)?;
+    let (index, count) = (
+        k.trim().parse::<usize>().map_err(|_| bad())?,
+        n.trim().parse::<usize>().map_err(|_| bad())?,
+    );
+    if index == 0 || index > count {
+        return Err(bad());
+    }
+    Ok(Shard { index, count })
 }
 
 /// One file to test: its plan and the folder it is summarised under.
@@ -116,7 +151,10 @@ pub fn run(args: TestArgs) -> ExitCode {
         command: worker_command(exe, args.mode, &args.exclude),
         timeout,
     };
-    let jobs = collect_jobs(&args.paths, args.mode, &args.exclude);
+    let mut jobs = collect_jobs(&args.paths, args.mode, &args.exclude);
+    if let Some(shard) = args.shard {
+        jobs = shard.select(jobs);
+    }
     let threads = args
         .jobs
         .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, std::num::NonZero::get));
@@ -369,6 +407,25 @@ fn worker_command(exe: PathBuf, mode: Mode, exclude: &[String]) -> WorkerCommand
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn shards_split_the_files_without_overlap() {
+        assert!(parse_shard("0/3").is_err());
+        assert!(parse_shard("4/3").is_err());
+        assert!(parse_shard("3").is_err());
+        assert!(parse_shard("a/b").is_err());
+        let files: Vec<usize> = (0..10).collect();
+        let mut seen: Vec<usize> = (1..=3)
+            .flat_map(|k| {
+                parse_shard(&format!("{k}/3"))
+                    .unwrap()
+                    .select(files.clone())
+            })
+            .collect();
+        seen.sort();
+        assert_eq!(seen, files);
+        assert_eq!(parse_shard("2/3").unwrap().select(files), vec![1, 4, 7]);
+    }
 
     #[test]
     fn groups_are_top_level_folders() {
