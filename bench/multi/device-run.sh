@@ -5,7 +5,8 @@
 #
 #   bash bench/multi/device-run.sh correctness [G]  test --mode cuda with --gpus 1 and with
 #                                                   --gpus G --split always over the corpus,
-#                                                   compared case by case (G defaults to 2)
+#                                                   compared case by case (G defaults to 2);
+#                                                   SHARD=K/N tests part K of N of the files
 #   bash bench/multi/device-run.sh bench [G...]     T(1)/T(G) for the benchmark set, the
 #                                                   1-GPU overhead against the single-GPU
 #                                                   binary of before, and peer bandwidth
@@ -40,6 +41,8 @@ correctness)
     (
       s0=$(date +%s)
       # shellcheck disable=SC2086
+      # SHARD=K/N: only that part of the corpus (a whole run no longer fits one device call).
+      [[ -n "${SHARD:-}" ]] && extra="$extra --shard $SHARD"
       timeout "${RUN_LIMIT:-520}" $bin test --mode cuda --gpus "$n" $extra --timeout "${TEST_TIMEOUT:-60}" \
         -j "$each" --json "$out/cuda-g$n.json" .gpu/corpus > "$out/cuda-g$n.log" 2>&1
       echo "--gpus $n $extra: exit $?: $(tail -1 "$out/cuda-g$n.log") in $(( $(date +%s) - s0 )) s"
