@@ -252,9 +252,21 @@ impl<'p> Machine<'p, '_> {
             Stm::For { var, bound, body } => {
                 let n = as_i64(self.exp(bound)?)?;
                 let mark = self.scope.len();
+                // A lowered while loop stops once its guard is false (the rest would be
+                // no-ops).
+                let guarded = futhark_ir::guarded_loop(var, body);
                 for i in 0..n {
                     self.scope.push((var, PrimValue::I64(i)));
-                    self.stms(body)?;
+                    match guarded {
+                        Some((cond, then_branch)) => {
+                            if !as_bool(self.exp(cond)?)? {
+                                self.scope.truncate(mark);
+                                break;
+                            }
+                            self.stms(then_branch)?;
+                        }
+                        None => self.stms(body)?,
+                    }
                     self.scope.truncate(mark);
                 }
             }

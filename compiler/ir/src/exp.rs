@@ -544,6 +544,29 @@ impl Stm {
     }
 }
 
+/// If a loop body is exactly `if cond { … }` (no else) with `cond` independent of the loop
+/// counter `var` — how a `while` loop is lowered into a `for` over a bound — its condition
+/// and guarded statements. Once `cond` is false nothing in such a loop runs, so nothing it
+/// reads changes and every later iteration is a no-op: a loop may stop there.
+pub fn guarded_loop<'a>(var: &str, body: &'a [Stm]) -> Option<(&'a Exp, &'a [Stm])> {
+    let [
+        Stm::If {
+            cond,
+            then_branch,
+            else_branch,
+        },
+    ] = body
+    else {
+        return None;
+    };
+    if !else_branch.is_empty() {
+        return None;
+    }
+    let mut uses_counter = false;
+    cond.for_each_var(&mut |v| uses_counter |= v == var);
+    (!uses_counter).then_some((cond, then_branch.as_slice()))
+}
+
 /// Statements followed by the result expressions of a body.
 #[derive(Clone, Debug, PartialEq, Default)]
 pub struct Body {

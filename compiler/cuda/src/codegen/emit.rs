@@ -410,7 +410,7 @@ impl<'a> Emitter<'a> {
                         out,
                         "{pad}for (i64 v_{var} = 0, fut_n_{var} = {b}; v_{var} < fut_n_{var}; v_{var}++) {{"
                     );
-                    match guarded_loop(var, body) {
+                    match futhark_ir::guarded_loop(var, body) {
                         // A while loop runs as a `for` over a bound whose body is guarded by
                         // its condition. Once the guard is false nothing in the loop runs,
                         // so nothing it reads changes and every later iteration is a no-op:
@@ -564,27 +564,6 @@ fn special_math(f: MathFn, t: PrimType, a: &[&str]) -> Option<String> {
         },
         _ => return None,
     })
-}
-
-/// If a loop body is exactly `if cond { … }` (no else) with `cond` independent of the
-/// loop counter `var` — how a while loop is lowered — its condition and guarded statements.
-fn guarded_loop<'a>(var: &Name, body: &'a [Stm]) -> Option<(&'a Exp, &'a [Stm])> {
-    let [
-        Stm::If {
-            cond,
-            then_branch,
-            else_branch,
-        },
-    ] = body
-    else {
-        return None;
-    };
-    if !else_branch.is_empty() {
-        return None;
-    }
-    let mut uses_counter = false;
-    cond.for_each_var(&mut |v| uses_counter |= v == var);
-    (!uses_counter).then_some((cond, then_branch.as_slice()))
 }
 
 /// Wraps an f16 result so that it is rounded to f16 precision.
