@@ -478,31 +478,40 @@ impl<'a> Emitter<'a> {
     pub fn space_indices(&self, out: &mut String, body: &Body, flat: &str, indent: usize) {
         let Some(space) = &self.space else { return };
         let pad = "  ".repeat(indent);
-        let used = used_vars(body);
         let _ = writeln!(out, "{pad}const i64 v_{} = {flat};", space.flat);
-        let n = space.dims.len();
-        let needed: Vec<bool> = space
-            .dims
-            .iter()
-            .map(|(d, _)| *d != space.flat && used.contains(d))
-            .collect();
+        let needed = needed_indices(space, body);
         if !needed.iter().any(|x| *x) {
             return;
         }
         let _ = writeln!(out, "{pad}i64 fut_rem = v_{};", space.flat);
-        for k in (0..n).rev() {
-            let (d, s) = &space.dims[k];
-            let last = k == 0;
-            if needed[k] {
-                if last {
-                    let _ = writeln!(out, "{pad}const i64 v_{d} = fut_rem;");
-                } else {
-                    let _ = writeln!(out, "{pad}const i64 v_{d} = fut_rem % {};", size_exp(s));
-                }
+        unflatten(out, &pad, "fut_rem", &space.dims, &needed);
+    }
+}
+
+/// Which of the space's indices `body` uses (never the flat index itself).
+pub fn needed_indices(space: &SegSpace, body: &Body) -> Vec<bool> {
+    let used = used_vars(body);
+    space
+        .dims
+        .iter()
+        .map(|(d, _)| *d != space.flat && used.contains(d))
+        .collect()
+}
+
+/// Binds the row-major indices `dims` that `needed` marks from the declared mutable `rem`
+/// (their flat position), dividing `rem` down only while an outer index still needs it.
+pub fn unflatten(out: &mut String, pad: &str, rem: &str, dims: &[(Name, Size)], needed: &[bool]) {
+    for k in (0..dims.len()).rev() {
+        let (d, s) = &dims[k];
+        if needed[k] {
+            if k == 0 {
+                let _ = writeln!(out, "{pad}const i64 v_{d} = {rem};");
+            } else {
+                let _ = writeln!(out, "{pad}const i64 v_{d} = {rem} % {};", size_exp(s));
             }
-            if !last && needed[..k].iter().any(|x| *x) {
-                let _ = writeln!(out, "{pad}fut_rem = fut_rem / {};", size_exp(s));
-            }
+        }
+        if k > 0 && needed[..k].iter().any(|x| *x) {
+            let _ = writeln!(out, "{pad}{rem} = {rem} / {};", size_exp(s));
         }
     }
 }

@@ -28,8 +28,8 @@ use std::fmt::Write;
 use futhark_ir::{Kernel, KernelProgram, PrimType, SegRed, Size};
 
 use super::emit::{
-    Emitter, kernel_params, make_acc, operator_defs, size_exp, size_product, store_acc,
-    struct_layout, used_vars,
+    Emitter, kernel_params, make_acc, needed_indices, operator_defs, size_exp, size_product,
+    store_acc, struct_layout, unflatten,
 };
 use super::prims::{ElemFn, GRID_HEADER, element_loop, vec_plan};
 use super::{CodegenError, GeneratedKernel, LaunchPlan, RedPlan};
@@ -78,7 +78,7 @@ pub fn gen_red(
         }
     };
     let nseg = size_product(&outer);
-    let seglen = super::emit::size_exp(&inner);
+    let seglen = size_exp(&inner);
     let store = |acc: &str, pad: &str| store_acc(prog, &red.outputs, acc, "fut_seg", pad);
 
     // --- block entry ---
@@ -321,13 +321,8 @@ fn seg_indices(red: &SegRed, flat: &str, out: &mut String, indent: usize) {
     let pad = "  ".repeat(indent);
     let space = &red.space;
     let _ = writeln!(out, "{pad}const i64 v_{} = {flat};", space.flat);
-    let used = used_vars(&red.body);
     let n = space.dims.len();
-    let needed: Vec<bool> = space
-        .dims
-        .iter()
-        .map(|(d, _)| *d != space.flat && used.contains(d))
-        .collect();
+    let needed = needed_indices(space, &red.body);
     if !needed.iter().any(|x| *x) {
         return;
     }
@@ -346,17 +341,11 @@ fn seg_indices(red: &SegRed, flat: &str, out: &mut String, indent: usize) {
         return;
     }
     let _ = writeln!(out, "{pad}i64 fut_srem = fut_seg;");
-    for k in (0..n - 1).rev() {
-        let (d, s) = &space.dims[k];
-        if needed[k] {
-            if k == 0 {
-                let _ = writeln!(out, "{pad}const i64 v_{d} = fut_srem;");
-            } else {
-                let _ = writeln!(out, "{pad}const i64 v_{d} = fut_srem % {};", size_exp(s));
-            }
-        }
-        if k > 0 && needed[..k].iter().any(|x| *x) {
-            let _ = writeln!(out, "{pad}fut_srem = fut_srem / {};", size_exp(s));
-        }
-    }
+    unflatten(
+        out,
+        &pad,
+        "fut_srem",
+        &space.dims[..n - 1],
+        &needed[..n - 1],
+    );
 }
