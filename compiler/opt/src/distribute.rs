@@ -396,15 +396,9 @@ fn version_reductions(stm: &Stm, ns: &mut NameSource) -> Option<Vec<Stm>> {
             .collect()
     } else {
         let (l, inputs) = piece(rest, lam.body.result.clone(), lam.ret.clone(), &carried, ns)?;
-        let elems: Vec<Param> = stm
-            .pat
-            .elems
-            .iter()
-            .map(|p| Param::new(&ns.fresh(&p.name), p.ty.clone()))
-            .collect();
-        let res = elems.iter().map(|p| SubExp::Var(p.name.clone())).collect();
+        let (pat, res) = fresh_binders(&stm.pat, ns);
         then_stms.push(Stm::new(
-            Pat::new(elems),
+            pat,
             Exp::Soac(Soac::Map {
                 w: w.clone(),
                 lam: l,
@@ -419,16 +413,10 @@ fn version_reductions(stm: &Stm, ns: &mut NameSource) -> Option<Vec<Stm>> {
         return Some(bind_body(stm, then_body));
     }
     // The map as it was, its binders renamed (the other branch has copies of them).
-    let elems: Vec<Param> = stm
-        .pat
-        .elems
-        .iter()
-        .map(|p| Param::new(&ns.fresh(&p.name), p.ty.clone()))
-        .collect();
-    let else_result = elems.iter().map(|p| SubExp::Var(p.name.clone())).collect();
+    let (pat, else_result) = fresh_binders(&stm.pat, ns);
     let else_body = Body::new(
         vec![Stm::new(
-            Pat::new(elems),
+            pat,
             Exp::Soac(Soac::Map {
                 w: w.clone(),
                 lam: renamed_lambda(lam, ns),
@@ -462,4 +450,16 @@ fn bind_body(stm: &Stm, b: Body) -> Vec<Stm> {
         out.push(Stm::new(Pat::new(vec![p.clone()]), Exp::SubExp(r)));
     }
     out
+}
+
+/// Fresh copies of `pat`'s binders (for one branch of an `if` that `pat` binds), and those
+/// copies as the branch's result.
+fn fresh_binders(pat: &Pat, ns: &mut NameSource) -> (Pat, Vec<SubExp>) {
+    let elems: Vec<Param> = pat
+        .elems
+        .iter()
+        .map(|p| Param::new(&ns.fresh(&p.name), p.ty.clone()))
+        .collect();
+    let result = elems.iter().map(|p| SubExp::Var(p.name.clone())).collect();
+    (Pat::new(elems), result)
 }
