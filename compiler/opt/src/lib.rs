@@ -24,6 +24,7 @@ mod cse;
 mod distribute;
 mod fusion;
 mod inline;
+mod interchange;
 pub mod kernels;
 mod simplify;
 mod util;

@@ -205,7 +205,9 @@ impl<'a> Extractor<'a> {
                         Err(e) => Some(self.sequential(&stm, &soac).map_err(|_| e)?),
                     }
                 }
-                Exp::Iota { .. } | Exp::Replicate { .. } | Exp::Copy(_) => self.array_op(&stm)?,
+                Exp::Iota { .. } | Exp::Replicate { .. } | Exp::Copy(_) | Exp::Rearrange { .. } => {
+                    self.array_op(&stm)?
+                }
                 Exp::If {
                     then_body,
                     else_body,
@@ -723,7 +725,13 @@ impl<'a> Extractor<'a> {
                 KVal::Scalar(e, _) => e,
                 KVal::Array(_) => return Ok(None),
             },
-            Exp::Copy(a) => {
+            // A rearrangement the host needs whole (a loop's result, an entry point's) is
+            // copied through its view on the device rather than on the host.
+            Exp::Copy(_) | Exp::Rearrange { .. } => {
+                let a = match &stm.exp {
+                    Exp::Copy(a) => a,
+                    _ => &p.name,
+                };
                 let full: Vec<KExp> = dims.iter().map(|(i, _)| KExp::var(i)).collect();
                 t.flat = Some((full.clone(), KExp::var(&space.flat)));
                 let mut v = KVal::Array(t.view(a)?);
