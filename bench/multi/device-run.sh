@@ -36,6 +36,9 @@ correctness)
   # The runs go side by side (half the CPU each), each cut off at RUN_LIMIT seconds so the
   # results come back inside one device call.
   each=$(( jobs / ${#runs[@]} ))
+  # SEQ=1: one run after the other with every worker (the second reuses the first's NVRTC
+  # cache), each cut off at RUN_LIMIT.
+  [[ -n "${SEQ:-}" ]] && each=$jobs
   for run in "${runs[@]}"; do
     IFS='|' read -r n extra <<<"$run"
     (
@@ -43,10 +46,13 @@ correctness)
       # shellcheck disable=SC2086
       # SHARD=K/N: only that part of the corpus (a whole run no longer fits one device call).
       [[ -n "${SHARD:-}" ]] && extra="$extra --shard $SHARD"
+      # TIME_LIMIT: no file starts after that many seconds (the report is still written).
+      [[ -n "${TIME_LIMIT:-}" ]] && extra="$extra --time-limit $TIME_LIMIT"
       timeout "${RUN_LIMIT:-520}" $bin test --mode cuda --gpus "$n" $extra --timeout "${TEST_TIMEOUT:-60}" \
         -j "$each" --json "$out/cuda-g$n.json" .gpu/corpus > "$out/cuda-g$n.log" 2>&1
       echo "--gpus $n $extra: exit $?: $(tail -1 "$out/cuda-g$n.log") in $(( $(date +%s) - s0 )) s"
     ) &
+    [[ -n "${SEQ:-}" ]] && wait
   done
   wait
   if [[ -f "$out/cuda-g1.json" ]]; then
@@ -80,7 +86,7 @@ bench)
     "tunnel 10f32 16000²|$B/accelerate/tunnel/tunnel.fut|main|$d/tunnel.in"
     "nbody 100k bodies|$B/accelerate/nbody/nbody.fut|main|$d/nbody.in"
     "LocVolCalib large|$B/finpar/LocVolCalib.fut|main|$B/finpar/LocVolCalib-data/large.in"
-    "cfd 193K elements|$B/rodinia/cfd/cfd.fut|main|$d/cfd.in"
+    "cfd 193K elements|$B/rodinia/cfd/cfd.fut|main|$d/cfd.in|1"
     "resident reduce: make 2^30|$here/resident.fut|reduce_resident|$d/res0.in"
     "resident reduce: make + 10 reduces|$here/resident.fut|reduce_resident|$d/res10.in"
     "resident map: make 2^30|$here/resident.fut|map_resident|$d/res0.in"
@@ -88,7 +94,7 @@ bench)
   )
   : > "$out/bench.tsv"
   for row in "${rows[@]}"; do
-    IFS='|' read -r name prog entry input <<<"$row"
+    IFS='|' read -r name prog entry input runs <<<"$row"
     # ONLY=regex: just the rows whose name matches (a short run).
     [[ -n "${ONLY:-}" && ! "$name" =~ $ONLY ]] && continue
     first_failed=""
@@ -99,7 +105,7 @@ bench)
         continue
       fi
       tag="$(echo "$name" | tr -c 'a-zA-Z0-9' '_')-g$g"
-      timeout "${BENCH_TIMEOUT:-120}" $bin bench --backend cuda --gpus "$g" --runs 5 --budget 20 --profile \
+      timeout "${BENCH_TIMEOUT:-120}" $bin bench --backend cuda --gpus "$g" --runs "${runs:-5}" --budget 20 --profile \
         --input "$input" -e "$entry" --json "$d/$tag.json" "$prog" \
         > "$d/$tag.txt" 2> "$d/$tag.err"
       st=$?
@@ -116,7 +122,8 @@ print(statistics.median(r))" "$d/$tag.json" 2>/dev/null || echo "")
     done
   done
   # The 1-GPU path against the bare one-GPU backend (no multi-GPU layer), same binary,
-  # same run, alternating: bench medians.
+  # same run, alternating: bench medians. SKIP_OVERHEAD=1 leaves it (and peer_bench) out.
+  [[ -n "${SKIP_OVERHEAD:-}" ]] && { tar czf "$out/bench-logs.tgz" -C "$d" --exclude='*.in' . 2>/dev/null; exit 0; }
   for row in "mandelbrot 16000² depth 100|$B/accelerate/mandelbrot/mandelbrot.fut|main|$d/mandel100.in" \
              "tunnel 10f32 16000²|$B/accelerate/tunnel/tunnel.fut|main|$d/tunnel.in" \
              "resident map: make + 10 maps|$here/resident.fut|map_resident|$d/res10.in"; do

@@ -72,6 +72,11 @@ pub struct TestArgs {
     /// K-th), so a long run can be split over several calls, e.g. `--shard 2/3`.
     #[arg(long, value_name = "K/N", value_parser = parse_shard)]
     shard: Option<Shard>,
+    /// Seconds after which no further file is started: the files left are reported as
+    /// skipped and the report (and `--json`) is still written, so a run under an outside
+    /// time limit keeps what it did.
+    #[arg(long, value_name = "SECS")]
+    time_limit: Option<f64>,
     /// Programs, or directories searched recursively for `.fut` files.
     #[arg(required = true)]
     paths: Vec<PathBuf>,
@@ -163,7 +168,17 @@ pub fn run(args: TestArgs) -> ExitCode {
     let mut summary = report::Summary::default();
     let mut all = Vec::new();
     let mut print_error = None;
-    execute(&jobs, &settings, threads, |job, results| {
+    let deadline = match args.time_limit {
+        Some(t) if t.is_finite() && t >= 0.0 => {
+            Some(Instant::now() + Duration::from_secs_f64(t.min(1e9)))
+        }
+        Some(t) => {
+            eprintln!("error: --time-limit must be a number of seconds (got {t})");
+            return ExitCode::from(2);
+        }
+        None => None,
+    };
+    execute(&jobs, &settings, threads, deadline, |job, results| {
         summary.add(&job.group, &results);
         if print_error.is_none() {
             print_error = report::print_failures(&mut stdout.lock(), &results).err();
@@ -249,11 +264,13 @@ fn group_of(arg: &Path, file: &Path) -> String {
 }
 
 /// Tests every job with `threads` workers, calling `done` with each file's results in file
-/// order (results that arrive early wait for the files before them).
+/// order (results that arrive early wait for the files before them). Files not started by
+/// `deadline` are skipped.
 fn execute(
     jobs: &[FileJob],
     settings: &WorkerSettings,
     threads: usize,
+    deadline: Option<Instant>,
     mut done: impl FnMut(&FileJob, Vec<CaseResult>),
 ) {
     let next = AtomicUsize::new(0);
@@ -267,7 +284,12 @@ fn execute(
                 loop {
                     let i = next.fetch_add(1, Ordering::Relaxed);
                     let Some(job) = jobs.get(i) else { break };
-                    if tx.send((i, test_job(job, settings, &mut slot))).is_err() {
+                    let results = if deadline.is_some_and(|d| Instant::now() >= d) {
+                        skipped_job(job)
+                    } else {
+                        test_job(job, settings, &mut slot)
+                    };
+                    if tx.send((i, results)).is_err() {
                         break;
                     }
                 }
@@ -284,6 +306,23 @@ fn execute(
             }
         }
     });
+}
+
+/// Every item of a file not started within the time limit, as skipped.
+fn skipped_job(job: &FileJob) -> Vec<CaseResult> {
+    let file = job.path.display().to_string();
+    job.items
+        .iter()
+        .map(|item| CaseResult {
+            file: file.clone(),
+            entry: item.entry.clone(),
+            case: item.case.clone(),
+            status: Status::Skipped,
+            message: Some("not started: the run's --time-limit ran out".to_string()),
+            skip: Some(outcome::SkipKind::TimeLimit),
+            regex_matched: None,
+        })
+        .collect()
 }
 
 /// The results of one file: has the worker in `slot` run it if any item needs running.
@@ -409,6 +448,45 @@ mod tests {
     use super::*;
 
     #[test]
+    fn files_not_started_by_the_deadline_are_skipped() {
+        let settings = WorkerSettings {
+            // Never started: the deadline has passed before the first file.
+            command: WorkerCommand {
+                program: "/nonexistent/futhark-rs-worker".into(),
+                args: Vec::new(),
+            },
+            timeout: Duration::from_secs(5),
+        };
+        let jobs: Vec<FileJob> = ["a", "b", "c"]
+            .iter()
+            .map(|name| FileJob {
+                path: PathBuf::from(format!("dir/{name}.fut")),
+                group: "dir".to_string(),
+                items: vec![
+                    Item {
+                        entry: None,
+                        case: None,
+                        action: Action::Parse,
+                    };
+                    2
+                ],
+            })
+            .collect();
+        let mut all = Vec::new();
+        execute(&jobs, &settings, 2, Some(Instant::now()), |_, results| {
+            all.extend(results)
+        });
+        assert_eq!(all.len(), 6);
+        assert!(
+            all.iter().all(
+                |r| r.status == Status::Skipped && r.skip == Some(outcome::SkipKind::TimeLimit)
+            )
+        );
+        assert_eq!(all[0].file, "dir/a.fut");
+        assert_eq!(all[5].file, "dir/c.fut");
+    }
+
+    #[test]
     fn shards_split_the_files_without_overlap() {
         assert!(parse_shard("0/3").is_err());
         assert!(parse_shard("4/3").is_err());
@@ -497,7 +575,7 @@ mod tests {
             })
             .collect();
         let mut all = Vec::new();
-        execute(&jobs, &settings, threads, |job, results| {
+        execute(&jobs, &settings, threads, None, |job, results| {
             assert!(
                 results
                     .iter()

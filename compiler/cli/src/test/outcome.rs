@@ -32,6 +32,8 @@ pub enum SkipKind {
     ScriptInput,
     /// A `property:` block.
     Property,
+    /// Not started before the run's `--time-limit` ran out.
+    TimeLimit,
 }
 
 impl SkipKind {
@@ -45,6 +47,7 @@ impl SkipKind {
             SkipKind::Warning => "warning tests",
             SkipKind::ScriptInput => "script inputs",
             SkipKind::Property => "property tests",
+            SkipKind::TimeLimit => "not started within --time-limit",
         }
     }
 }
