@@ -26,21 +26,32 @@
 //! the suspect is the load phase: per-element bounds checks between the loads and the shared
 //! stores can keep a thread's loads from being in flight together; `staged` tests that.
 //!
+//! Further variants for the next measurement: `wide-*` (CUB's `AgentScan` shape: 256 to
+//! 1024 threads, no look-back warp, warp 0 publishes and looks back, 16-byte vector loads and
+//! stores in full tiles, optional exponential backoff or CUB's fixed ~700 ns delay between
+//! polls, optionally `ld/st.relaxed.gpu` status accesses) and `*-expo` (exponential backoff
+//! on the look-back warp). `ScanConfig::trace` makes a kernel record per-tile event times
+//! (see [`TRACE_WORDS`]), `ScanConfig::skip_lookback` drops the look-back (a diagnostic, not
+//! a scan), and [`rts`] generates a three-kernel reduce-then-scan as a reference.
+//!
 //! Segmented scans use the same kernel with the segmented operator
 //! `(f1, x) ⊕ (f2, y) = (f1 || f2, f2 ? y : x ⊕ y)`, where the flag marks a segment start
 //! (computed from the flat index). A tile that contains a segment start publishes its
 //! inclusive prefix immediately, since nothing before it matters to its successors. Tiny
 //! segments have a thread-per-segment entry as well.
 
+pub mod rts;
+
 use std::fmt::Write;
 
-use futhark_ir::{Kernel, KernelProgram, PrimType, SegScan, Size};
+use futhark_ir::{Kernel, KernelProgram, Name, PrimType, SegScan, Size};
 
 use super::emit::{
-    Emitter, kernel_params, operator_defs, size_exp, size_product, store_conv, struct_layout,
+    Emitter, VecSubst, kernel_params, operator_defs, size_exp, size_product, store_conv, store_ty,
+    struct_layout,
 };
-use super::prims::GRID_HEADER;
-use super::{CodegenError, GeneratedKernel, LaunchPlan, ScanPlan};
+use super::prims::{GRID_HEADER, VecPlan, vec_plan};
+use super::{ArrayParam, CodegenError, GeneratedKernel, LaunchPlan, ScanPlan};
 
 /// Threads per block of the look-back kernel.
 pub const SCAN_BLOCK: u32 = 256;
@@ -51,8 +62,11 @@ pub const SCAN_BLOCK: u32 = 256;
 pub const SCAN_LOOKBACK: u32 = 1;
 
 /// The named configuration `gen_scan` uses (see [`SCAN_PRESETS`]): switching the default is
-/// this one constant.
-pub const SCAN_DEFAULT: &str = "base";
+/// this one constant. `wide-b512-q24-delay` (CUB's shape: 512 threads x 24 items, 16-byte
+/// loads, warp 0 looks back after the aggregate, ~700 ns pause between polls) was the
+/// fastest of the sweep on an H200 on 2026-11-26: 0.724 ms for 2^28 f32, 71% of
+/// `cuMemcpyDtoD` (`base`: 0.791 ms, 65%), and passed every prims_bench check.
+pub const SCAN_DEFAULT: &str = "wide-b512-q24-delay";
 
 /// Items per thread: about 64 bytes of accumulators per thread, at most 16.
 pub fn items_per_thread(acc_size: usize) -> u32 {
@@ -93,7 +107,45 @@ pub struct ScanConfig {
     /// Load the tile into registers first (straight-line code without bounds checks when
     /// the tile is full), then into shared memory; likewise store without checks.
     pub staged: bool,
+    /// With `staged`: full tiles whose arrays are 16-byte aligned read the body's inputs
+    /// and write the outputs with 16-byte vector accesses (thread `t`'s `s`-th step covers
+    /// elements `(s*B + t)*V ..+ V`, `V = 16 / smallest element size`), when `V` divides
+    /// the items per thread and the body reads its inputs at the flat index.
+    pub vector: bool,
+    /// Exponential backoff: with `backoff_ns > 0`, each poll sleeps `backoff_ns`, doubling
+    /// after every poll up to this many nanoseconds (0 or at most `backoff_ns`: fixed).
+    pub backoff_max_ns: u32,
+    /// Packed status words are read and written with `ld/st.relaxed.gpu` instead of
+    /// volatile accesses (which PTX treats as system scope).
+    pub relaxed: bool,
+    /// Diagnostic: the kernel takes one more array, `fut_trace` (after the program's arrays;
+    /// declared as bytes with the scan's shape), and records per tile `%globaltimer` and
+    /// `clock64` at the events of [`TRACE_EVENTS`] plus the SM, the block index, the
+    /// look-back's distance and polls ([`TRACE_WORDS`] `u64` per tile; tiles past
+    /// `n / (8 * TRACE_WORDS)` are not recorded).
+    pub trace: bool,
+    /// Diagnostic, wrong results: no look-back (every tile's exclusive prefix is the
+    /// neutral element; statuses are still published). Times the tile's own work without
+    /// waiting for predecessors, the ceiling of this tile design.
+    pub skip_lookback: bool,
 }
+
+/// `u64` words per tile of a trace (`ScanConfig::trace`): `[0, 7)` `%globaltimer` (ns) at
+/// each event of [`TRACE_EVENTS`], `[7, 14)` `clock64` at the same events, 14: SM id (low
+/// half) and `blockIdx.x` (high half), 15: tiles back to the closed prefix the look-back
+/// used (low half) and status polls (window reads and nearest-word reads, high half).
+pub const TRACE_WORDS: usize = 16;
+
+/// The events a trace records per tile, in order.
+pub const TRACE_EVENTS: [&str; 7] = [
+    "block start",
+    "tile id",
+    "loaded",
+    "aggregate published",
+    "look-back done",
+    "inclusive published",
+    "stores issued",
+];
 
 impl ScanConfig {
     /// The kernel measured at 36% of copy bandwidth on an H200 (B=256, Q=16 for 4-byte
@@ -110,6 +162,11 @@ impl ScanConfig {
         min_blocks: 0,
         block_order: false,
         staged: false,
+        vector: false,
+        backoff_max_ns: 0,
+        relaxed: false,
+        trace: false,
+        skip_lookback: false,
     };
 
     /// The configuration `gen_scan` uses for an accumulator of `acc_size` bytes: the
@@ -161,6 +218,35 @@ const fn preset(
         min_blocks: 0,
         block_order: false,
         staged,
+        vector: false,
+        backoff_max_ns: 0,
+        relaxed: false,
+        trace: false,
+        skip_lookback: false,
+    }
+}
+
+/// A CUB-like tile (`AgentScan`): no look-back warp, warp 0 publishes the aggregate, looks
+/// back and publishes the inclusive prefix; staged loads with 16-byte vectors in full
+/// tiles; exponential backoff from `backoff_ns` to `backoff_max_ns` between polls.
+const fn wide(block: u32, items: u32, backoff_ns: u32, backoff_max_ns: u32) -> ScanConfig {
+    ScanConfig {
+        block,
+        items,
+        packed: true,
+        lookback: 1,
+        backoff_ns,
+        poll_nearest: false,
+        lookback_warp: false,
+        early_publish: false,
+        min_blocks: 0,
+        block_order: false,
+        staged: true,
+        vector: true,
+        backoff_max_ns,
+        relaxed: false,
+        trace: false,
+        skip_lookback: false,
     }
 }
 
@@ -169,7 +255,8 @@ const fn preset(
 /// look-back step, `near` = poll the nearest predecessor first, `early` = the look-back warp
 /// publishes the inclusive prefix itself, `cub` = no extra warp: warp 0 looks back after the
 /// tile's aggregate, `staged` = the tile's loads go to registers first (no bounds checks in
-/// full tiles) so that all of them are in flight at once.
+/// full tiles) so that all of them are in flight at once, `expo` = exponential backoff between
+/// polls, `wide-b<B>-q<Q>` = `wide()` (CUB-like, 16-byte vectors).
 pub const SCAN_PRESETS: &[(&str, ScanConfig)] = &[
     ("base", ScanConfig::BASE),
     ("staged", preset(256, 16, 1, false, true, false, 0, true)),
@@ -223,6 +310,31 @@ pub const SCAN_PRESETS: &[(&str, ScanConfig)] = &[
         "cub-w4-near-staged-b128",
         preset(128, 16, 4, true, false, false, 0, true),
     ),
+    // The look-back warp of `near-early-staged`, polling with exponential backoff (64 ns
+    // doubling to 2 us) so that ~900 waiting warps do not keep the status lines' L2 slices
+    // busy.
+    (
+        "near-early-staged-expo",
+        ScanConfig {
+            backoff_max_ns: 2048,
+            ..preset(256, 16, 1, true, true, true, 64, true)
+        },
+    ),
+    // CUB-like wide tiles (no look-back warp, float4 loads and stores). `wide-b256-q16` is
+    // `cub-w1-staged` with vector accesses only (isolates the vectors).
+    ("wide-b256-q16", wide(256, 16, 0, 0)),
+    ("wide-b512-q16", wide(512, 16, 0, 0)),
+    ("wide-b512-q16-expo", wide(512, 16, 64, 2048)),
+    (
+        "wide-b512-q16-expo-relaxed",
+        ScanConfig {
+            relaxed: true,
+            ..wide(512, 16, 64, 2048)
+        },
+    ),
+    // CUB's sm_90 f32 tuning sleeps a fixed ~700 ns between polls.
+    ("wide-b512-q24-delay", wide(512, 24, 700, 0)),
+    ("wide-b1024-q16-expo", wide(1024, 16, 64, 2048)),
 ];
 
 pub fn gen_scan(
@@ -254,8 +366,19 @@ pub fn gen_scan_with(
         .inner()
         .map(|d| d.1.clone())
         .unwrap_or(Size::Const(1));
-    let params = kernel_params(prog, kernel).join(", ");
-    let b = (cfg.block.clamp(32, 992) / 32) * 32;
+    let mut param_list = kernel_params(prog, kernel);
+    if cfg.trace {
+        // The trace buffer follows the program's arrays (the runtime passes arrays in
+        // `GeneratedKernel::arrays` order, then sizes).
+        param_list.insert(
+            prog.kernel_arrays(kernel).len(),
+            "u64* __restrict__ fut_trace".into(),
+        );
+    }
+    let params = param_list.join(", ");
+    // A look-back warp comes on top of the loaders: at most 992 + 32 threads.
+    let max_block = if cfg.lookback_warp { 992 } else { 1024 };
+    let b = (cfg.block.clamp(32, max_block) / 32) * 32;
     let q = cfg.items.clamp(1, 32);
     let lb = cfg.lookback.clamp(1, 16);
     let tile = b * q;
@@ -282,6 +405,76 @@ pub fn gen_scan_with(
             "static __device__ __forceinline__ {name}_acc {name}_unword(u64 w) {{ const u32 b = (u32)w; {name}_acc x; memcpy(&x, &b, sizeof(x)); return x; }}"
         );
     }
+    let relaxed = packed && cfg.relaxed;
+    if relaxed {
+        let _ = writeln!(
+            src,
+            "static __device__ __forceinline__ u64 {name}_ld_status(const u64* p) {{ u64 v; asm volatile(\"ld.relaxed.gpu.u64 %0, [%1];\" : \"=l\"(v) : \"l\"(p) : \"memory\"); return v; }}"
+        );
+        let _ = writeln!(
+            src,
+            "static __device__ __forceinline__ void {name}_st_status(u64* p, u64 v) {{ asm volatile(\"st.relaxed.gpu.u64 [%0], %1;\" :: \"l\"(p), \"l\"(v) : \"memory\"); }}"
+        );
+    }
+    if cfg.trace {
+        let _ = writeln!(
+            src,
+            "static __device__ __forceinline__ u64 {name}_gt() {{ u64 g; asm volatile(\"mov.u64 %0, %%globaltimer;\" : \"=l\"(g)); return g; }}"
+        );
+        let _ = writeln!(
+            src,
+            "static __device__ __forceinline__ u32 {name}_smid() {{ u32 r; asm volatile(\"mov.u32 %0, %%smid;\" : \"=r\"(r)); return r; }}"
+        );
+        // Word `w` of tile `t`'s record, for tiles whose record fits the n-byte buffer.
+        let _ = writeln!(
+            src,
+            "static __device__ __forceinline__ void {name}_trw(u64* tr, i64 t, i64 n, int w, u64 v) {{ if ((t + 1) * {} <= n) tr[t * {TRACE_WORDS} + w] = v; }}",
+            8 * TRACE_WORDS
+        );
+        let _ = writeln!(
+            src,
+            "static __device__ __forceinline__ void {name}_tre(u64* tr, i64 t, i64 n, int e, u64 g, u64 c) {{ {name}_trw(tr, t, n, e, g); {name}_trw(tr, t, n, 7 + e, c); }}"
+        );
+    }
+    // Event `e` of the trace, now (empty without `trace`).
+    let tr = |e: usize| -> String {
+        if cfg.trace {
+            format!("{name}_tre(fut_trace, fut_tid, fut_n, {e}, {name}_gt(), clock64());")
+        } else {
+            String::new()
+        }
+    };
+    let ld_status = |idx: &str| -> String {
+        if relaxed {
+            format!("{name}_ld_status((const u64*)&fut_status[{idx}])")
+        } else {
+            format!("fut_status[{idx}]")
+        }
+    };
+    let st_status = |val: &str| -> String {
+        if relaxed {
+            format!("{name}_st_status(&fut_status[fut_tid], {val});")
+        } else {
+            format!("fut_status[fut_tid] = {val};")
+        }
+    };
+    // 16-byte vector accesses in full, aligned tiles (`vector`).
+    let outputs: Vec<(Name, PrimType)> = scan
+        .outputs
+        .iter()
+        .map(|o| {
+            (
+                o.clone(),
+                prog.array(o).map(|a| a.elem).unwrap_or(PrimType::I8),
+            )
+        })
+        .collect();
+    let vplan = if cfg.staged && cfg.vector {
+        vec_plan(prog, &scan.space, &scan.body, &outputs)
+            .filter(|p| p.width <= q as usize && (q as usize).is_multiple_of(p.width))
+    } else {
+        None
+    };
     let evaluate = |flat: &str, s: &mut String, ind: usize| {
         let pad = "  ".repeat(ind);
         em.space_indices(s, &scan.body, flat, ind);
@@ -317,7 +510,9 @@ pub fn gen_scan_with(
     let lw = cfg.lookback_warp;
     let early = lw && cfg.early_publish;
     let bt = if lw { b + 32 } else { b };
-    let status_params = if packed {
+    let status_params = if relaxed {
+        "u64* fut_status".to_string()
+    } else if packed {
         "volatile u64* fut_status".to_string()
     } else {
         format!("volatile u32* fut_flags, {a}* fut_aggs, {a}* fut_prefs")
@@ -349,14 +544,33 @@ pub fn gen_scan_with(
         src,
         "  const unsigned fut_lane = threadIdx.x & 31, fut_warp = threadIdx.x >> 5;"
     );
+    if cfg.trace {
+        let _ = writeln!(
+            src,
+            "  u64 fut_tg0 = 0, fut_tc0 = 0;\n  if (threadIdx.x == 0) {{ fut_tg0 = {name}_gt(); fut_tc0 = clock64(); }}"
+        );
+    }
+    let trace_start = format!(
+        "{name}_tre(fut_trace, fut_tid, fut_n, 0, fut_tg0, fut_tc0); {} {name}_trw(fut_trace, fut_tid, fut_n, 14, (u64){name}_smid() | ((u64)blockIdx.x << 32));",
+        tr(1)
+    );
     if cfg.block_order {
         let _ = writeln!(src, "  const i64 fut_tid = blockIdx.x;");
         let _ = writeln!(src, "  (void)fut_tile_counter;");
+        if cfg.trace {
+            let _ = writeln!(src, "  if (threadIdx.x == 0) {{ {trace_start} }}");
+        }
     } else {
         let _ = writeln!(
             src,
             "  if (threadIdx.x == 0) *fut_tile_id_sh = atomicAdd(fut_tile_counter, 1u);"
         );
+        if cfg.trace {
+            let _ = writeln!(
+                src,
+                "  if (threadIdx.x == 0) {{ const i64 fut_tid = *fut_tile_id_sh; {trace_start} }}"
+            );
+        }
         let _ = writeln!(src, "  __syncthreads();");
         let _ = writeln!(src, "  const i64 fut_tid = *fut_tile_id_sh;");
     }
@@ -375,10 +589,15 @@ pub fn gen_scan_with(
     // Publishing the inclusive prefix `val` of an open tile (one with predecessors that
     // matter) from one thread.
     let publish_inclusive = |val: &str| -> String {
-        if packed {
-            format!("fut_status[fut_tid] = {name}_word(2u, {val});")
+        let p = if packed {
+            st_status(&format!("{name}_word(2u, {val})"))
         } else {
             format!("{{ fut_prefs[fut_tid] = {val}; __threadfence(); fut_flags[fut_tid] = 2u; }}")
+        };
+        if cfg.trace {
+            format!("{{ {p} {} }}", tr(5))
+        } else {
+            p
         }
     };
     // The look-back: the exclusive prefix of this tile from its predecessors' status words,
@@ -387,27 +606,47 @@ pub fn gen_scan_with(
     // coalesced load per window, and combines them nearest first until one holds a closed
     // prefix.
     let k = lb;
-    let sleep = if cfg.backoff_ns > 0 {
+    let backoff_max = cfg.backoff_max_ns.min(1_000_000);
+    let expo = cfg.backoff_ns > 0 && backoff_max > cfg.backoff_ns;
+    let sleep = if expo {
+        format!(
+            " __nanosleep(fut_ns); fut_ns = fut_ns < {}u ? fut_ns * 2u : {backoff_max}u;",
+            backoff_max / 2
+        )
+    } else if cfg.backoff_ns > 0 {
         format!(" __nanosleep({}u);", cfg.backoff_ns.min(1_000_000))
     } else {
         String::new()
     };
+    // Trace counters of the look-back: status polls, and the tile whose closed prefix
+    // ended it.
+    let count_poll = if cfg.trace { " fut_tpolls++;" } else { "" };
     let lookback = |ind: usize| -> String {
         let p = "  ".repeat(ind);
         let mut s = String::new();
         let _ = writeln!(s, "{p}{a} fut_run = {ne};");
+        if cfg.trace {
+            let _ = writeln!(s, "{p}u32 fut_tpolls = 0u; i64 fut_tclosed = fut_tid;");
+        }
+        if expo {
+            let _ = writeln!(s, "{p}u32 fut_ns = {}u;", cfg.backoff_ns);
+        }
         let _ = writeln!(s, "{p}{{");
-        let _ = writeln!(s, "{p}  i64 fut_end = fut_tid - 1;");
+        if cfg.skip_lookback {
+            let _ = writeln!(s, "{p}  i64 fut_end = -1;");
+        } else {
+            let _ = writeln!(s, "{p}  i64 fut_end = fut_tid - 1;");
+        }
         if cfg.poll_nearest {
             // Only the nearest predecessor is likely unset: one lane polls its word alone.
             let unset = if packed {
-                "(u32)(fut_status[fut_end] >> 32) == 0u"
+                format!("(u32)({} >> 32) == 0u", ld_status("fut_end"))
             } else {
-                "fut_flags[fut_end] == 0u"
+                "fut_flags[fut_end] == 0u".to_string()
             };
             let _ = writeln!(
                 s,
-                "{p}  if (fut_lane == 0 && fut_end >= 0) {{ while ({unset}) {{{sleep} }} }}"
+                "{p}  if (fut_lane == 0 && fut_end >= 0) {{ while ({unset}) {{{sleep}{count_poll} }} }}"
             );
             let _ = writeln!(s, "{p}  __syncwarp();");
         }
@@ -415,6 +654,9 @@ pub fn gen_scan_with(
         let word_ty = if packed { "u64" } else { "u32" };
         let _ = writeln!(s, "{p}    {word_ty} fut_lw[{k}];");
         let _ = writeln!(s, "{p}    for (;;) {{");
+        if cfg.trace {
+            let _ = writeln!(s, "{p}     {count_poll}");
+        }
         let _ = writeln!(s, "{p}      bool fut_wait = false;");
         let _ = writeln!(
             s,
@@ -428,7 +670,8 @@ pub fn gen_scan_with(
             // Before the first tile: a closed prefix holding the neutral element.
             let _ = writeln!(
                 s,
-                "{p}        fut_lw[fut_j] = fut_p < 0 ? {name}_word(2u, {ne}) : fut_status[fut_p];"
+                "{p}        fut_lw[fut_j] = fut_p < 0 ? {name}_word(2u, {ne}) : {};",
+                ld_status("fut_p")
             );
             let _ = writeln!(
                 s,
@@ -488,6 +731,12 @@ pub fn gen_scan_with(
         let _ = writeln!(s, "{p}        fut_pv = {name}_warp_reduce(fut_pv);");
         let _ = writeln!(s, "{p}        fut_run = {};", op("fut_pv", "fut_run"));
         let _ = writeln!(s, "{p}        fut_done = fut_m2 != 0u;");
+        if cfg.trace {
+            let _ = writeln!(
+                s,
+                "{p}        if (fut_done) fut_tclosed = fut_end - 32 * fut_j - 31 + (31 - __clz(fut_m2));"
+            );
+        }
         let _ = writeln!(s, "{p}      }}");
         let _ = writeln!(s, "{p}    }}");
         let _ = writeln!(s, "{p}    if (fut_done) break;");
@@ -503,6 +752,80 @@ pub fn gen_scan_with(
         // All Q loads into registers first (no bounds checks in a full tile), then into
         // shared memory: the loads are independent straight-line code, so all of them are
         // in flight at once.
+        if let Some(vp) = &vplan {
+            // Full tile, aligned arrays: every input's Q/V vectors of 16-byte words first,
+            // then the body per element, into shared memory in tile order.
+            let v = vp.width;
+            let steps = q as usize / v;
+            let _ = writeln!(
+                src,
+                "    if (fut_ts + {tile} <= fut_n && (({}) & 15) == 0) {{",
+                vec_ptrs(vp)
+            );
+            for (n, ty) in &vp.inputs {
+                let words = v * ty.size_bytes() / 16;
+                let _ = writeln!(src, "      uint4 fut_vw_{n}[{}];", steps * words);
+            }
+            let _ = writeln!(
+                src,
+                "      #pragma unroll\n      for (int fut_s = 0; fut_s < {steps}; fut_s++) {{"
+            );
+            let _ = writeln!(
+                src,
+                "        const i64 fut_base = fut_ts + ((i64)fut_s * {b} + threadIdx.x) * {v};"
+            );
+            for (n, ty) in &vp.inputs {
+                let words = v * ty.size_bytes() / 16;
+                let _ = writeln!(
+                    src,
+                    "        #pragma unroll\n        for (int fut_q = 0; fut_q < {words}; fut_q++) fut_vw_{n}[fut_s * {words} + fut_q] = reinterpret_cast<const uint4*>(a_{n} + fut_base)[fut_q];"
+                );
+            }
+            let _ = writeln!(src, "      }}");
+            let _ = writeln!(
+                src,
+                "      #pragma unroll\n      for (int fut_s = 0; fut_s < {steps}; fut_s++) {{"
+            );
+            let _ = writeln!(
+                src,
+                "        const i64 fut_base = fut_ts + ((i64)fut_s * {b} + threadIdx.x) * {v};"
+            );
+            let mut subst = VecSubst {
+                bufs: Default::default(),
+                lane: "fut_j".into(),
+            };
+            for (n, ty) in &vp.inputs {
+                let words = v * ty.size_bytes() / 16;
+                let _ = writeln!(
+                    src,
+                    "        __align__(16) {} fut_vb_{n}[{v}];",
+                    store_ty(*ty)
+                );
+                let _ = writeln!(
+                    src,
+                    "        #pragma unroll\n        for (int fut_q = 0; fut_q < {words}; fut_q++) reinterpret_cast<uint4*>(fut_vb_{n})[fut_q] = fut_vw_{n}[fut_s * {words} + fut_q];"
+                );
+                subst.bufs.insert(n.clone(), format!("fut_vb_{n}"));
+            }
+            let vem = em.with_vec(subst);
+            let _ = writeln!(
+                src,
+                "        #pragma unroll\n        for (int fut_j = 0; fut_j < {v}; fut_j++) {{"
+            );
+            let _ = writeln!(src, "          {a} fut_v;");
+            vem.space_indices(&mut src, &scan.body, "fut_base + fut_j", 5);
+            let res = vem.body(&mut src, &scan.body, 5);
+            for (i, r) in res.iter().enumerate() {
+                let _ = writeln!(src, "          fut_v.c{i} = {r};");
+            }
+            let _ = writeln!(
+                src,
+                "          fut_tile[{name}_PAD((fut_s * {b} + threadIdx.x) * {v} + fut_j)] = fut_v;"
+            );
+            let _ = writeln!(src, "        }}");
+            let _ = writeln!(src, "      }}");
+            let _ = writeln!(src, "    }} else {{");
+        }
         let _ = writeln!(src, "    {a} fut_ld[{q}];");
         let _ = writeln!(src, "    if (fut_ts + {tile} <= fut_n) {{");
         let _ = writeln!(
@@ -537,6 +860,9 @@ pub fn gen_scan_with(
             src,
             "    #pragma unroll\n    for (int fut_k = 0; fut_k < {q}; fut_k++) fut_tile[{name}_PAD(fut_k * {b} + threadIdx.x)] = fut_ld[fut_k];"
         );
+        if vplan.is_some() {
+            let _ = writeln!(src, "    }}");
+        }
     } else {
         let _ = writeln!(
             src,
@@ -560,6 +886,9 @@ pub fn gen_scan_with(
         src,
         "    asm volatile(\"bar.sync 1, {b};\" ::: \"memory\");"
     );
+    if cfg.trace {
+        let _ = writeln!(src, "    if (threadIdx.x == 0) {}", tr(2));
+    }
     let _ = writeln!(
         src,
         "    #pragma unroll\n    for (int fut_k = 0; fut_k < {q}; fut_k++) fut_x[fut_k] = fut_tile[{name}_PAD(threadIdx.x * {q} + fut_k)];"
@@ -677,7 +1006,8 @@ pub fn gen_scan_with(
     if packed {
         let _ = writeln!(
             src,
-            "        fut_status[fut_tid] = {name}_word({closed} ? 2u : 1u, fut_blk);"
+            "        {}",
+            st_status(&format!("{name}_word({closed} ? 2u : 1u, fut_blk)"))
         );
     } else {
         let _ = writeln!(
@@ -688,6 +1018,9 @@ pub fn gen_scan_with(
             src,
             "        else {{ fut_aggs[fut_tid] = fut_blk; __threadfence(); fut_flags[fut_tid] = 1u; }}"
         );
+    }
+    if cfg.trace {
+        let _ = writeln!(src, "        {} if ({closed}) {}", tr(3), tr(5));
     }
     if early {
         // Hand the aggregate to the look-back warp (named barrier 2: warp 0 arrives, the
@@ -709,6 +1042,14 @@ pub fn gen_scan_with(
         // CUB's order: warp 0 looks back once the aggregate is out, then publishes the
         // inclusive prefix at once.
         src.push_str(&lookback(3));
+        if cfg.trace {
+            let _ = writeln!(
+                src,
+                "{}if (fut_lane == 0) {{ {} {name}_trw(fut_trace, fut_tid, fut_n, 15, (u64)(u32)(fut_tid - fut_tclosed) | ((u64)fut_tpolls << 32)); }}",
+                "  ".repeat(3),
+                tr(4)
+            );
+        }
         let _ = writeln!(src, "      if (fut_lane == 0) {{");
         let _ = writeln!(src, "        *fut_excl = fut_run;");
         let _ = writeln!(
@@ -722,6 +1063,14 @@ pub fn gen_scan_with(
     if lw {
         let _ = writeln!(src, "  }} else {{");
         src.push_str(&lookback(2));
+        if cfg.trace {
+            let _ = writeln!(
+                src,
+                "{}if (fut_lane == 0) {{ {} {name}_trw(fut_trace, fut_tid, fut_n, 15, (u64)(u32)(fut_tid - fut_tclosed) | ((u64)fut_tpolls << 32)); }}",
+                "  ".repeat(2),
+                tr(4)
+            );
+        }
         if early {
             let _ = writeln!(src, "    asm volatile(\"bar.sync 2, 64;\" ::: \"memory\");");
             let open_sh = if segmented {
@@ -789,8 +1138,59 @@ pub fn gen_scan_with(
         src,
         "    asm volatile(\"bar.sync 1, {b};\" ::: \"memory\");"
     );
+    let trace_end = if cfg.trace {
+        format!("if (threadIdx.x == 0) {} ", tr(6))
+    } else {
+        String::new()
+    };
     if cfg.staged {
         let _ = writeln!(src, "    if (fut_ts + {tile} <= fut_n) {{");
+        if let Some(vp) = &vplan {
+            let v = vp.width;
+            let steps = q as usize / v;
+            let _ = writeln!(src, "      if ((({}) & 15) == 0) {{", vec_ptrs(vp));
+            let _ = writeln!(
+                src,
+                "        #pragma unroll\n        for (int fut_s = 0; fut_s < {steps}; fut_s++) {{"
+            );
+            let _ = writeln!(
+                src,
+                "          const i64 fut_base = fut_ts + ((i64)fut_s * {b} + threadIdx.x) * {v};"
+            );
+            for (o, ty) in &vp.outputs {
+                let _ = writeln!(
+                    src,
+                    "          __align__(16) {} fut_vo_{o}[{v}];",
+                    store_ty(*ty)
+                );
+            }
+            let _ = writeln!(
+                src,
+                "          #pragma unroll\n          for (int fut_j = 0; fut_j < {v}; fut_j++) {{"
+            );
+            let _ = writeln!(
+                src,
+                "            const {a} fut_y = fut_tile[{name}_PAD((fut_s * {b} + threadIdx.x) * {v} + fut_j)];"
+            );
+            for (i, (o, ty)) in vp.outputs.iter().enumerate() {
+                let _ = writeln!(
+                    src,
+                    "            fut_vo_{o}[fut_j] = {};",
+                    store_conv(*ty, &format!("fut_y.c{i}"))
+                );
+            }
+            let _ = writeln!(src, "          }}");
+            for (o, ty) in &vp.outputs {
+                let words = v * ty.size_bytes() / 16;
+                let _ = writeln!(
+                    src,
+                    "          #pragma unroll\n          for (int fut_q = 0; fut_q < {words}; fut_q++) reinterpret_cast<uint4*>(a_{o} + fut_base)[fut_q] = reinterpret_cast<const uint4*>(fut_vo_{o})[fut_q];"
+                );
+            }
+            let _ = writeln!(src, "        }}");
+            let _ = writeln!(src, "        {trace_end}return;");
+            let _ = writeln!(src, "      }}");
+        }
         let _ = writeln!(
             src,
             "      #pragma unroll\n      for (int fut_k = 0; fut_k < {q}; fut_k++) {{"
@@ -804,7 +1204,7 @@ pub fn gen_scan_with(
             "        const {a} fut_y = fut_tile[{name}_PAD(fut_k * {b} + threadIdx.x)];"
         );
         src.push_str(&store("fut_y", "fut_f", "        "));
-        let _ = writeln!(src, "      }}\n      return;\n    }}");
+        let _ = writeln!(src, "      }}\n      {trace_end}return;\n    }}");
     }
     let _ = writeln!(
         src,
@@ -820,7 +1220,15 @@ pub fn gen_scan_with(
         "        const {a} fut_y = fut_tile[{name}_PAD(fut_k * {b} + threadIdx.x)];"
     );
     src.push_str(&store("fut_y", "fut_f", "        "));
-    let _ = writeln!(src, "      }}\n    }}\n  }}\n}}\n");
+    let _ = writeln!(
+        src,
+        "      }}\n    }}\n{}  }}\n}}\n",
+        if cfg.trace {
+            format!("    {trace_end}\n")
+        } else {
+            String::new()
+        }
+    );
     let thread_entry = if segmented {
         let _ = writeln!(
             src,
@@ -853,7 +1261,7 @@ pub fn gen_scan_with(
     };
 
     let shared_bytes = 64 + 34 * acc_size + (tile as usize + tile as usize / 32 + 1) * acc_size;
-    Ok(GeneratedKernel::new(
+    let mut gk = GeneratedKernel::new(
         prog,
         kernel,
         src,
@@ -868,5 +1276,153 @@ pub fn gen_scan_with(
             shared_bytes,
             packed,
         }),
-    ))
+    );
+    if cfg.trace {
+        // Declared as one byte per element: tiles hold at least 128 elements, so every
+        // tile's record fits except perhaps the last's (the kernel checks).
+        gk.arrays.push(ArrayParam {
+            name: "fut_trace".into(),
+            elem: PrimType::U8,
+            shape: scan.space.dims.iter().map(|d| d.1.clone()).collect(),
+            written: true,
+        });
+    }
+    Ok(gk)
+}
+
+/// The pointers of a vector plan's arrays or-ed together, for the 16-byte alignment test.
+fn vec_ptrs(vp: &VecPlan) -> String {
+    vp.inputs
+        .iter()
+        .chain(&vp.outputs)
+        .map(|(n, _)| format!("(u64)a_{n}"))
+        .collect::<Vec<_>>()
+        .join(" | ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::rts::gen_scan_rts;
+    use super::*;
+    use crate::runtime::nvrtc;
+    use crate::samples;
+    use futhark_ir::{BinOp, Lambda, PrimValue, SegOp};
+
+    /// NVRTC from the loader path or the `nvidia-cuda-nvrtc` wheel of `python3` (as the
+    /// integration tests find it); false when neither has it.
+    fn nvrtc_found() -> bool {
+        if nvrtc::available() {
+            return true;
+        }
+        let mut dirs: Vec<std::path::PathBuf> = Vec::new();
+        if let Ok(out) = std::process::Command::new("python3")
+            .args([
+                "-c",
+                "import nvidia, os; print(os.path.dirname(nvidia.__path__[0]))",
+            ])
+            .output()
+            && out.status.success()
+        {
+            let site = String::from_utf8_lossy(&out.stdout).trim().to_string();
+            dirs.push(std::path::PathBuf::from(site).join("nvidia/cu13/lib"));
+        }
+        if let Ok(extra) = std::env::var("FUTHARK_NVRTC_DIR") {
+            dirs.push(extra.into());
+        }
+        dirs.iter().any(|d| nvrtc::preload_from(d))
+    }
+
+    fn cases() -> Vec<(futhark_ir::KernelProgram, usize)> {
+        let (aff, aff_ne) = samples::affine_compose();
+        vec![
+            (
+                samples::scan(
+                    "s",
+                    Lambda::binop(BinOp::Add, PrimType::F32),
+                    vec![PrimValue::F32(0.0)],
+                    false,
+                ),
+                4,
+            ),
+            (
+                samples::scan(
+                    "s",
+                    Lambda::binop(BinOp::Add, PrimType::I32),
+                    vec![PrimValue::I32(0)],
+                    true,
+                ),
+                4,
+            ),
+            (samples::scan("s", aff, aff_ne, true), 8),
+        ]
+    }
+
+    /// The trace build (with and without launch bounds) of the presets it is used on, and
+    /// the reduce-then-scan kernels, compile with NVRTC for sm_90.
+    #[test]
+    fn trace_and_rts_compile() {
+        if !nvrtc_found() {
+            eprintln!("skipping: NVRTC not found");
+            return;
+        }
+        let mut failures = Vec::new();
+        for name in [
+            "base",
+            "cub-w1-staged",
+            "near-early-staged-expo",
+            "wide-b512-q16-expo-relaxed",
+        ] {
+            let preset = ScanConfig::named(name).expect("preset");
+            for (min_blocks, packed) in [(0, true), (4, true), (0, false)] {
+                let cfg = ScanConfig {
+                    trace: true,
+                    min_blocks,
+                    packed,
+                    ..preset
+                };
+                for (prog, acc) in &cases() {
+                    let k = &prog.kernels[0];
+                    let SegOp::Scan(op) = &k.op else {
+                        panic!("not a scan")
+                    };
+                    let gk = gen_scan_with(prog, k, op, cfg.for_acc(*acc)).expect("generates");
+                    assert_eq!(gk.arrays.last().map(|a| a.name.as_str()), Some("fut_trace"));
+                    if let Err(e) = nvrtc::compile(&gk.source, &gk.name, &nvrtc::options("sm_90")) {
+                        failures.push(format!("{name}+trace (min {min_blocks}): {e}"));
+                    }
+                }
+            }
+        }
+        for (prog, _) in cases()
+            .iter()
+            .filter(|(p, _)| p.kernels[0].op.space().dims.len() == 1)
+        {
+            let k = &prog.kernels[0];
+            let SegOp::Scan(op) = &k.op else {
+                panic!("not a scan")
+            };
+            let rk = gen_scan_rts(prog, k, op, 512, 16, 4).expect("generates");
+            if let Err(e) = nvrtc::compile(&rk.scan.source, &rk.scan.name, &nvrtc::options("sm_90"))
+            {
+                failures.push(format!("rts: {e}"));
+            }
+        }
+        assert!(failures.is_empty(), "{}", failures.join("\n"));
+    }
+
+    /// Presets without the new options generate what they did before them (spot check:
+    /// the trace, vector, relaxed and exponential-backoff code stays out).
+    #[test]
+    fn plain_presets_have_no_new_code() {
+        for (prog, acc) in &cases() {
+            let k = &prog.kernels[0];
+            let SegOp::Scan(op) = &k.op else {
+                panic!("not a scan")
+            };
+            let gk = gen_scan_with(prog, k, op, ScanConfig::BASE.for_acc(*acc)).expect("gen");
+            for s in ["fut_trace", "fut_vw_", "relaxed", "__nanosleep"] {
+                assert!(!gk.source.contains(s), "{s} in the base kernel");
+            }
+        }
+    }
 }
