@@ -29,6 +29,10 @@ struct State<B> {
     /// Element ranges by device (contiguous, in device order, covering `0..len`) and the
     /// buffer holding each non-empty range.
     parts: Option<Parts<B>>,
+    /// For a small array the host uploaded: its elements, uploaded to another device when a
+    /// launch there needs them (straight from the host, so it waits for nothing queued on
+    /// the device that has it, and devices that never need it never get it).
+    host: Option<Rc<Buffer>>,
 }
 
 /// A partition: element ranges by device and the buffer of each non-empty one.
@@ -42,6 +46,7 @@ impl<B: Clone> MultiBuf<B> {
             state: RefCell::new(State {
                 whole: vec![None; devices],
                 parts: None,
+                host: None,
             }),
         }
     }
@@ -52,13 +57,14 @@ impl<B: Clone> MultiBuf<B> {
         st.whole.iter_mut().for_each(|w| *w = None);
         st.whole[g] = Some(buf);
         st.parts = None;
+        st.host = None;
     }
 
-    /// The same elements as a whole copy on every device.
-    pub(crate) fn set_wholes(&self, copies: Vec<B>) {
-        let mut st = self.state.borrow_mut();
-        st.whole = copies.into_iter().map(Some).collect();
-        st.parts = None;
+    /// Uploaded from the host: `buf` on device `g`, and the host's elements for any other
+    /// device that needs them.
+    pub(crate) fn set_uploaded(&self, g: usize, buf: B, host: Rc<Buffer>) {
+        self.set_whole(g, buf);
+        self.state.borrow_mut().host = Some(host);
     }
 
     /// After a split write: the elements are exactly these parts.
@@ -66,13 +72,17 @@ impl<B: Clone> MultiBuf<B> {
         let mut st = self.state.borrow_mut();
         st.whole.iter_mut().for_each(|w| *w = None);
         st.parts = Some((ranges, parts));
+        st.host = None;
     }
 
     /// Which devices hold a whole copy, and whether it is partitioned (for the cost model).
     pub(crate) fn layout(&self) -> (Vec<bool>, Option<Vec<Range<usize>>>) {
         let st = self.state.borrow();
         (
-            st.whole.iter().map(Option::is_some).collect(),
+            st.whole
+                .iter()
+                .map(|w| w.is_some() || st.host.is_some())
+                .collect(),
             st.parts.as_ref().map(|(r, _)| r.clone()),
         )
     }
@@ -126,6 +136,12 @@ pub(crate) fn whole_on<D: PeerBackend>(
 ) -> Result<D::Buf> {
     if let Some(b) = &a.state.borrow().whole[g] {
         return Ok(b.clone());
+    }
+    let host = a.state.borrow().host.clone();
+    if let Some(host) = host {
+        let dst = devs[g].upload(&host)?;
+        a.state.borrow_mut().whole[g] = Some(dst.clone());
+        return Ok(dst);
     }
     let mut dst = devs[g].alloc(a.elem, a.len)?;
     let source = {
@@ -181,6 +197,14 @@ pub(crate) fn partition<D: PeerBackend>(
         && r.as_slice() == ranges
     {
         return Ok(bufs.clone());
+    }
+    if a.state.borrow().host.is_some() {
+        // Small and on the host: a whole copy on each device that gets rows, from the host.
+        for (g, r) in ranges.iter().enumerate() {
+            if r.end > r.start {
+                whole_on(devs, g, a, moved)?;
+            }
+        }
     }
     let (whole, old_parts) = {
         let st = a.state.borrow();
@@ -306,4 +330,48 @@ pub(crate) fn copy<D: PeerBackend>(
         out.set_parts(ranges, fresh);
     }
     Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::backend::Backend;
+    use crate::cpu::CpuBackend;
+
+    #[test]
+    fn a_small_upload_reaches_other_devices_only_when_needed_and_from_the_host() {
+        let mut devs: Vec<CpuBackend> = (0..3).map(|_| CpuBackend::new()).collect();
+        let host = Rc::new(Buffer::I64(vec![7, 8, 9]));
+        let a = MultiBuf::new(PrimType::I64, 3, devs.len());
+        a.set_uploaded(0, devs[0].upload(&host).unwrap(), host.clone());
+        // Only device 0 holds a copy, but every device counts as having it for the cost model.
+        assert!(a.state.borrow().whole[1].is_none());
+        assert_eq!(a.layout().0, vec![true, true, true]);
+        let mut moved = 0;
+        let b = whole_on(&mut devs, 2, &a, &mut moved).unwrap();
+        assert_eq!(
+            moved, 0,
+            "uploaded from the host, not copied between devices"
+        );
+        assert_eq!(*devs[2].download(&b, PrimType::I64, 3).unwrap(), *host);
+        assert!(a.state.borrow().whole[1].is_none());
+        // Rows for devices 0 and 1 only: device 2 gets nothing more, nothing crosses devices.
+        let parts = partition(&mut devs, &a, &[0..2, 2..3, 3..3], &mut moved).unwrap();
+        assert_eq!(moved, 0);
+        assert_eq!(
+            *devs[1]
+                .download(parts[1].as_ref().unwrap(), PrimType::I64, 1)
+                .unwrap(),
+            Buffer::I64(vec![9])
+        );
+        assert!(parts[2].is_none());
+        // A write drops the host copy: the elements are what the device holds now.
+        a.set_whole(
+            1,
+            devs[1]
+                .upload(&Rc::new(Buffer::I64(vec![1, 2, 3])))
+                .unwrap(),
+        );
+        assert_eq!(a.layout().0, vec![false, true, false]);
+    }
 }
