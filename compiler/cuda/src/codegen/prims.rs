@@ -25,6 +25,19 @@ pub struct VecPlan {
     pub outputs: Vec<(Name, PrimType)>,
 }
 
+/// Each named array of the program with its element type (for [`vec_plan`]'s outputs).
+pub fn typed_arrays(prog: &KernelProgram, names: &[Name]) -> Vec<(Name, PrimType)> {
+    names
+        .iter()
+        .map(|o| {
+            (
+                o.clone(),
+                prog.array(o).map(|a| a.elem).unwrap_or(PrimType::I8),
+            )
+        })
+        .collect()
+}
+
 /// The vectorisation of a body over a space, if it has identity accesses and no writes.
 pub fn vec_plan(
     prog: &KernelProgram,
@@ -162,16 +175,7 @@ pub fn gen_map(
     map: &SegMap,
 ) -> Result<GeneratedKernel, CodegenError> {
     let em = Emitter::for_kernel(prog, kernel);
-    let outputs: Vec<(Name, PrimType)> = map
-        .outputs
-        .iter()
-        .map(|o| {
-            (
-                o.clone(),
-                prog.array(o).map(|a| a.elem).unwrap_or(PrimType::I8),
-            )
-        })
-        .collect();
+    let outputs = typed_arrays(prog, &map.outputs);
     let plan = vec_plan(prog, &map.space, &map.body, &outputs);
     let dims: Vec<&futhark_ir::Size> = map.space.dims.iter().map(|d| &d.1).collect();
     let elem = |em: &Emitter, flat: &str, lane: Option<&str>, s: &mut String, ind: usize| {

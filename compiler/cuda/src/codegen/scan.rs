@@ -44,13 +44,13 @@ pub mod rts;
 
 use std::fmt::Write;
 
-use futhark_ir::{Kernel, KernelProgram, Name, PrimType, SegScan, Size};
+use futhark_ir::{Kernel, KernelProgram, PrimType, SegScan, Size};
 
 use super::emit::{
     Emitter, VecSubst, kernel_params, operator_defs, size_exp, size_product, store_conv, store_ty,
     struct_layout,
 };
-use super::prims::{GRID_HEADER, VecPlan, vec_plan};
+use super::prims::{GRID_HEADER, VecPlan, typed_arrays, vec_plan};
 use super::{ArrayParam, CodegenError, GeneratedKernel, LaunchPlan, ScanPlan};
 
 /// Threads per block of the look-back kernel.
@@ -459,16 +459,7 @@ pub fn gen_scan_with(
         }
     };
     // 16-byte vector accesses in full, aligned tiles (`vector`).
-    let outputs: Vec<(Name, PrimType)> = scan
-        .outputs
-        .iter()
-        .map(|o| {
-            (
-                o.clone(),
-                prog.array(o).map(|a| a.elem).unwrap_or(PrimType::I8),
-            )
-        })
-        .collect();
+    let outputs = typed_arrays(prog, &scan.outputs);
     let vplan = if cfg.staged && cfg.vector {
         vec_plan(prog, &scan.space, &scan.body, &outputs)
             .filter(|p| p.width <= q as usize && (q as usize).is_multiple_of(p.width))

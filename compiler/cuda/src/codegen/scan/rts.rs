@@ -21,13 +21,13 @@
 
 use std::fmt::Write;
 
-use futhark_ir::{Kernel, KernelProgram, Name, PrimType, SegScan, Size};
+use futhark_ir::{Kernel, KernelProgram, PrimType, SegScan, Size};
 
 use crate::codegen::emit::{
     Emitter, VecSubst, kernel_params, operator_defs, size_product, store_conv, store_ty,
     struct_layout,
 };
-use crate::codegen::prims::vec_plan;
+use crate::codegen::prims::{typed_arrays, vec_plan};
 use crate::codegen::{ArrayParam, CodegenError, GeneratedKernel, LaunchPlan, ScanPlan};
 
 /// The three kernels of a reduce-then-scan.
@@ -83,16 +83,7 @@ pub fn gen_scan_rts(
     let a = format!("{name}_acc");
     let ne = format!("{name}_ne()");
     let op = |x: &str, y: &str| format!("{name}_op({x}, {y})");
-    let outputs: Vec<(Name, PrimType)> = scan
-        .outputs
-        .iter()
-        .map(|o| {
-            (
-                o.clone(),
-                prog.array(o).map(|a| a.elem).unwrap_or(PrimType::I8),
-            )
-        })
-        .collect();
+    let outputs = typed_arrays(prog, &scan.outputs);
     let vp = vec_plan(prog, &scan.space, &scan.body, &outputs)
         .filter(|p| p.width <= q as usize && (q as usize).is_multiple_of(p.width));
     let ptrs = vp.as_ref().map(|vp| {
