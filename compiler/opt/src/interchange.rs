@@ -105,12 +105,7 @@ pub(crate) fn interchange(stm: &Stm, ns: &mut NameSource) -> Option<Vec<Stm>> {
                 .position(|e| Some(&e.name) == r.as_var())
         })
         .collect::<Option<_>>()?;
-    let input_of = |v: &Name| {
-        lam.params
-            .iter()
-            .position(|p| &p.name == v)
-            .map(|i| arrs[i].clone())
-    };
+    let input_of = |v: &Name| input_of(lam, arrs, v);
     let mut out = Vec::new();
     let mut new_params: Vec<(Param, SubExp)> = Vec::new();
     for (p, init) in params {
@@ -197,6 +192,14 @@ pub(crate) fn interchange(stm: &Stm, ns: &mut NameSource) -> Option<Vec<Stm>> {
     Some(out)
 }
 
+/// The input array whose rows the lambda parameter `v` takes.
+fn input_of(lam: &Lambda, arrs: &[Name], v: &Name) -> Option<Name> {
+    lam.params
+        .iter()
+        .position(|p| &p.name == v)
+        .map(|i| arrs[i].clone())
+}
+
 /// The map statement `stm`, if its lambda is one [`liftable`] operation on a row of its
 /// input (or on a value bound outside it), as that operation on the whole input.
 pub(crate) fn lift(stm: &Stm) -> Option<Stm> {
@@ -215,12 +218,7 @@ pub(crate) fn lift(stm: &Stm) -> Option<Stm> {
     {
         return None;
     }
-    let input_of = |v: &Name| {
-        lam.params
-            .iter()
-            .position(|p| &p.name == v)
-            .map(|i| arrs[i].clone())
-    };
+    let input_of = |v: &Name| input_of(lam, arrs, v);
     let local: HashSet<&Name> = lam.params.iter().map(|p| &p.name).collect();
     let exp = match &s.exp {
         Exp::Rearrange { perm, arr } => Exp::Rearrange {
