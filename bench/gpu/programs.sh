@@ -5,6 +5,10 @@
 # time the GPU run (wall time of `futhark-rs run`, which includes NVRTC/cache load and the
 # transfers; `--profile` gives kernel time). Run from the repository root:
 #   bash bench/gpu/programs.sh BIN BENCHMARKS_DIR OUT_DIR
+# REF_DIR=dir: take the interpreter's results from dir/TAG.interp where present (made
+# beforehand by this script on a machine without a GPU; the interpreter needs ~100 s for
+# tunnel 800x600, which a device call should not spend). The outputs are also packed into
+# OUT_DIR/outputs.tgz (the device tool returns a limited number of files).
 set -uo pipefail
 bin="$1"; B="$2"; out="$3"
 mkdir -p "$out/data"
@@ -46,6 +50,8 @@ for row in "${rows[@]}"; do
   kms=$(awk '$2 ~ /^[0-9]+$/ && $3 ~ /^[0-9.]+$/ && $1 !~ /^\(/ {s+=$3} END {printf "%.3f", s}' "$out/$tag.cuda.err")
   if [[ "$expected" == "-" ]]; then ref=""; refname="none"
   elif [[ -n "$expected" ]]; then ref="$expected"; refname=".out file"
+  elif [[ -n "${REF_DIR:-}" && -s "$REF_DIR/$tag.interp" ]]; then
+    ref="$REF_DIR/$tag.interp"; refname="interpreter (same input, run beforehand on a CPU)"
   else
     timeout "${RUN_TIMEOUT:-300}" "$bin" run "$B/$prog" -e "$entry" --backend interp < "$input" > "$out/$tag.interp" 2> "$out/$tag.interp.err"
     ref="$out/$tag.interp"; refname="interpreter"
@@ -55,3 +61,4 @@ for row in "${rows[@]}"; do
   else gpu="ran"; match=$(python3 bench/gpu/compare_values.py "$out/$tag.cuda" "$ref" 2>&1 | tail -1); fi
   echo "| $name | $gpu | $refname | $match | $wall | $kms |" | tee -a "$out/programs.md"
 done
+tar czf "$out/outputs.tgz" -C "$out" --exclude='*.tgz' --exclude=data . 2>/dev/null

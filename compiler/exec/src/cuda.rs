@@ -67,7 +67,7 @@ fn backend_err(e: impl std::fmt::Display) -> ExecError {
 pub struct CudaDevice {
     gpu: Gpu,
     /// Per kernel program: its generated kernels, in launch order, named uniquely.
-    generated: HashMap<String, Vec<GeneratedKernel>>,
+    generated: HashMap<String, Rc<[GeneratedKernel]>>,
     freed: FreeList,
     /// Host-device transfers, for the profile.
     uploaded: u64,
@@ -143,7 +143,7 @@ impl Backend for CudaDevice {
             for gk in &gks {
                 self.gpu.load(gk).map_err(backend_err)?;
             }
-            self.generated.insert(kd.name.clone(), gks);
+            self.generated.insert(kd.name.clone(), gks.into());
         }
         Ok(())
     }
@@ -215,7 +215,7 @@ impl Backend for CudaDevice {
                 .map(|i| sizes[i])
                 .unwrap_or(0),
         };
-        for (kernel, gk) in kd.program.kernels.iter().zip(&gks) {
+        for (kernel, gk) in kd.program.kernels.iter().zip(gks.iter()) {
             // Empty grids are skipped (CUDA rejects them); a reduction over empty segments
             // still owes each segment its neutral element, written from the host.
             let dims: Vec<i64> = kernel

@@ -278,6 +278,43 @@ fn partitioned_results_feed_the_next_split_launch_without_copies() {
     assert_eq!(got, expected);
 }
 
+#[test]
+fn copies_of_a_split_result_are_charged_to_the_kernel_that_split() {
+    // map2d over 100 rows leaves `out` partitioned; a launch with one row then reads it
+    // whole (as its `ys`) on device 0, gathering device 1's half: 150 elements of 8 bytes.
+    let kd = map2d();
+    let n = 100usize;
+    let mut m = multi(2, SplitPolicy::Always);
+    m.prepare(std::slice::from_ref(&kd)).unwrap();
+    let xs = m
+        .upload(&Rc::new(Buffer::I64((0..3 * n as i64).collect())))
+        .unwrap();
+    let ys = m.upload(&Rc::new(Buffer::I64(vec![1, 2, 3]))).unwrap();
+    let mut first = vec![xs.clone(), ys, m.alloc(PrimType::I64, 3 * n).unwrap()];
+    m.launch(&kd, &[n as i64, 3], &mut first).unwrap();
+    let before: Vec<String> = m.profile().unwrap().into_iter().map(|p| p.name).collect();
+    assert!(
+        !before.iter().any(|p| p.contains("cost later launches")),
+        "{before:?}"
+    );
+    let mut second = vec![xs, first[2].clone(), m.alloc(PrimType::I64, 3 * n).unwrap()];
+    m.launch(&kd, &[1, 3 * n as i64], &mut second).unwrap();
+    let after: Vec<String> = m.profile().unwrap().into_iter().map(|p| p.name).collect();
+    assert!(
+        after
+            .iter()
+            .any(|p| p.contains("cost later launches 0.0 MB") && p.contains("map2d")),
+        "{after:?}"
+    );
+    // The values are still right.
+    let got = ints(&m.download(&second[2], PrimType::I64, 3 * n).unwrap());
+    let out1: Vec<i64> = (0..3 * n as i64).map(|x| x * 3 + 1 + x % 3).collect();
+    let expected: Vec<i64> = (0..3 * n as i64)
+        .map(|j| j * 3 + out1[j as usize])
+        .collect();
+    assert_eq!(got, expected);
+}
+
 /// Bytes moved between devices so far, from the profile.
 fn moved(m: &mut Multi<CpuBackend>) -> u64 {
     m.profile()

@@ -15,6 +15,13 @@
 //! | `seghist` | the input one | a subhistogram each (device 0 into the destination, others from the neutral element) | bucket-wise with the operator |
 //! | `scatter` | — | not split: writes go anywhere | — |
 //!
+//! A map body may also write arrays itself (the kernel generator writes a thread's array
+//! results into its output rows, and keeps thread-private arrays in *scratch* arrays of
+//! `[points][..]`). The language lets a thread write only storage it owns, so an array whose
+//! first dimension is the split one is written only in the point's own rows: it is
+//! partitioned like a result (writes shifted to the piece's rows); any other written array is
+//! private scratch, given to each device whole and dead after the launch.
+//!
 //! Inputs read only at the point's own flat index are *aligned*: a piece reads them at its
 //! local index, so the runtime may pass just the device's rows (partition-to-partition, no
 //! copy). Other inputs are read at global indices and must be whole on every device.
@@ -56,8 +63,12 @@ pub struct Husk {
     /// Arrays the piece reads only at its own rows: pass each device its rows.
     pub aligned: Vec<Name>,
     /// Result arrays; with [`Combine::Rows`] and [`Combine::ScanCarry`] partitioned by
-    /// rows, otherwise one per device to be combined.
+    /// rows, otherwise one per device to be combined. Includes the arrays a map body writes
+    /// by rows.
     pub results: Vec<Name>,
+    /// Scratch arrays the body writes that are not results: each device gets its own
+    /// (whole, uninitialised); their contents are dead after the launch.
+    pub private: Vec<Name>,
 }
 
 /// Makes a one-kernel program splittable, or says why it is not (kept on one device).
@@ -72,14 +83,13 @@ pub fn husk(prog: &KernelProgram) -> Result<Husk, &'static str> {
     if space.dims.is_empty() {
         return Err("empty segment space");
     }
-    let mut writes = Vec::new();
-    kernel
-        .op
-        .body()
-        .walk(&mut |_| {}, &mut |a| writes.push(a.clone()));
-    if !writes.is_empty() {
-        return Err("the body writes arrays other than its results");
-    }
+    let mut writes: Vec<Name> = Vec::new();
+    kernel.op.body().walk(&mut |_| {}, &mut |a| {
+        if !writes.contains(a) {
+            writes.push(a.clone())
+        }
+    });
+    let (row_writes, private) = classify_writes(prog, kernel, &writes)?;
     let segmented = space.dims.len() > 1;
     let combine = match &kernel.op {
         SegOp::Map(_) => Combine::Rows,
@@ -96,7 +106,10 @@ pub fn husk(prog: &KernelProgram) -> Result<Husk, &'static str> {
         SegOp::Hist(_) => return Err("segmented histogram"),
         SegOp::Scatter(_) => return Err("scatter writes anywhere"),
     };
-    let aligned = aligned_inputs(prog, kernel);
+    let aligned: Vec<Name> = aligned_inputs(prog, kernel)
+        .into_iter()
+        .filter(|a| !writes.contains(a))
+        .collect();
     let (i0, split) = space.dims[0].clone();
     let local_i0 = format!("{i0}_local");
     let local_flat = format!("{}_local", space.flat);
@@ -133,13 +146,21 @@ pub fn husk(prog: &KernelProgram) -> Result<Husk, &'static str> {
         *space_mut = new_space;
         for s in &mut body.stms {
             rewrite_stm(s, &aligned, &local_index);
+            shift_writes(s, prog, &row_writes);
         }
         for r in &mut body.results {
             rewrite_exp(r, &aligned, &local_index);
         }
         body.stms.splice(0..0, prefix);
     }
-    let results = kernel.op.result_arrays().to_vec();
+    let mut results = kernel.op.result_arrays().to_vec();
+    results.extend(
+        row_writes
+            .iter()
+            .filter(|w| !results.contains(w))
+            .cloned()
+            .collect::<Vec<_>>(),
+    );
     let mut piece = prog.clone();
     piece.sizes.push(OFFSET.into());
     piece.sizes.push(ROWS.into());
@@ -161,7 +182,73 @@ pub fn husk(prog: &KernelProgram) -> Result<Husk, &'static str> {
         combine,
         aligned,
         results,
+        private,
     })
+}
+
+/// Splits the arrays a body writes into those written by rows (first dimension the split
+/// one; only a map's) and private scratch; refuses bodies that also read what they write
+/// by rows (their reads would need the same shift).
+fn classify_writes(
+    prog: &KernelProgram,
+    kernel: &Kernel,
+    writes: &[Name],
+) -> Result<(Vec<Name>, Vec<Name>), &'static str> {
+    let split = &kernel.op.space().dims[0].1;
+    let (mut rows, mut private) = (Vec::new(), Vec::new());
+    for w in writes {
+        let decl = prog.array(w).ok_or("the body writes an undeclared array")?;
+        if decl.shape.first() == Some(split) {
+            rows.push(w.clone());
+        } else {
+            private.push(w.clone());
+        }
+    }
+    if !rows.is_empty() && !matches!(kernel.op, SegOp::Map(_)) {
+        return Err("the body writes arrays other than its results");
+    }
+    let mut read_back = false;
+    kernel.op.body().walk(
+        &mut |e| {
+            e.for_each_read(&mut |a, _| read_back |= rows.contains(a));
+        },
+        &mut |_| {},
+    );
+    if read_back {
+        return Err("the body reads an array it writes by rows");
+    }
+    Ok((rows, private))
+}
+
+/// Writes to row-written arrays land in the piece's own partition: the global element index
+/// less the elements of the rows before the piece.
+fn shift_writes(s: &mut Stm, prog: &KernelProgram, rows: &[Name]) {
+    match s {
+        Stm::Let { .. } | Stm::Assign { .. } | Stm::Mut { .. } => {}
+        Stm::For { body, .. } => body.iter_mut().for_each(|s| shift_writes(s, prog, rows)),
+        Stm::If {
+            then_branch,
+            else_branch,
+            ..
+        } => then_branch
+            .iter_mut()
+            .chain(else_branch.iter_mut())
+            .for_each(|s| shift_writes(s, prog, rows)),
+        Stm::Write { array, index, .. } => {
+            if rows.contains(array)
+                && let Some(decl) = prog.array(array)
+            {
+                let row_len = decl
+                    .shape
+                    .iter()
+                    .skip(1)
+                    .fold(Exp::i64(1), |acc, d| acc.times(d.to_exp()));
+                let before = Exp::var(OFFSET).times(row_len);
+                let global = std::mem::replace(index, Exp::i64(0));
+                *index = Exp::Bin(crate::BinOp::Sub, Box::new(global), Box::new(before));
+            }
+        }
+    }
 }
 
 fn space_and_body(op: &mut SegOp) -> (&mut SegSpace, &mut Body) {

@@ -21,7 +21,9 @@ use crate::codegen::{GeneratedKernel, LaunchPlan};
 
 /// A generated kernel loaded on a GPU.
 pub struct LoadedKernel {
-    pub generated: GeneratedKernel,
+    /// Shared, so a launch can hold it while it borrows the GPU mutably without copying the
+    /// kernel's source (tens of KB) on every launch.
+    pub generated: std::rc::Rc<GeneratedKernel>,
     pub(crate) module: sys::CUmodule,
     funcs: HashMap<String, sys::CUfunction>,
     /// Dynamic shared memory each entry has been opted in to.
@@ -89,7 +91,7 @@ impl Gpu {
         if let Some(old) = self.kernels.insert(
             gk.name.clone(),
             LoadedKernel {
-                generated: gk.clone(),
+                generated: std::rc::Rc::new(gk.clone()),
                 module,
                 funcs,
                 shared_limit: HashMap::new(),

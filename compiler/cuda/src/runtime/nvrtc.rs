@@ -88,7 +88,17 @@ pub fn options(arch: &str) -> Vec<String> {
         "--std=c++17".into(),
         // Kernels are `extern "C"` and self-contained; no relocatable device code needed.
         "--device-as-default-execution-space".into(),
+        // No contraction of `a * b + c` into one fused multiply-add: the interpreter and the
+        // CPU executor round each operation, and a program's GPU results should be theirs
+        // (mandelbrot's escape counts differed at boundary pixels). `FUTHARK_FMAD=1` allows
+        // contraction again, for speed over agreement.
+        format!("--fmad={}", fmad_allowed()),
     ]
+}
+
+/// Whether `FUTHARK_FMAD` asks for fused multiply-add contraction.
+fn fmad_allowed() -> bool {
+    std::env::var("FUTHARK_FMAD").is_ok_and(|v| v == "1" || v == "true")
 }
 
 /// A compiled module.

@@ -26,7 +26,9 @@ const COMBINE: f64 = 30e-6;
 /// Trip count assumed for a loop whose bound is not known before the launch.
 const UNKNOWN_TRIPS: f64 = 64.0;
 
-/// `Ok` when the launch should be split, else why not.
+/// `Ok` when the launch should be split, else why not. `later` is what earlier split
+/// launches of this kernel cost afterwards, in bytes copied between devices per launch
+/// (their partitioned results gathered or broadcast for the next launches).
 pub(crate) fn decide<B: Clone>(
     prog: &KernelProgram,
     h: &Husk,
@@ -34,6 +36,7 @@ pub(crate) fn decide<B: Clone>(
     arrays: &[Rc<MultiBuf<B>>],
     devices: usize,
     threads: usize,
+    later: f64,
 ) -> Result<(), String> {
     let size = |s| size_value(prog, sizes, s);
     let kernel = &prog.kernels[0];
@@ -60,10 +63,13 @@ pub(crate) fn decide<B: Clone>(
     let wave = threads.max(1) as f64;
     let compute = |p: f64| (p / wave).ceil() * wave * ops.max(1.0) * OP_TIME;
     // Bytes that must cross between devices before the pieces can run.
-    let mut moved = 0.0;
+    let mut moved = later;
     for (decl, a) in prog.arrays.iter().zip(arrays) {
         let nbytes = (a.len * a.elem.size_bytes()) as f64;
         let (whole, parts) = a.layout();
+        if h.private.contains(&decl.name) {
+            continue;
+        }
         if h.results.contains(&decl.name) {
             if matches!(h.combine, Combine::Hist { .. }) {
                 // Every other subhistogram comes back to device 0.
@@ -221,7 +227,36 @@ mod tests {
 
     fn decide_for(prog: &KernelProgram, n: usize, k: i64, resident: bool) -> Result<(), String> {
         let h = husk(prog).unwrap();
-        decide(prog, &h, &[n as i64, k], &arrays(n, resident), 2, 1 << 18)
+        decide(
+            prog,
+            &h,
+            &[n as i64, k],
+            &arrays(n, resident),
+            2,
+            1 << 18,
+            0.0,
+        )
+    }
+
+    #[test]
+    fn copies_a_split_caused_later_count_against_splitting_again() {
+        let (prog, n) = (map(Some(Exp::var("k"))), 1usize << 24);
+        let h = husk(&prog).unwrap();
+        let decide_later = |later: f64| {
+            decide(
+                &prog,
+                &h,
+                &[n as i64, 8],
+                &arrays(n, true),
+                2,
+                1 << 18,
+                later,
+            )
+        };
+        decide_later(0.0).unwrap();
+        // Its 64 MB result gathered back to one device after every split launch.
+        let why = decide_later(32e6).unwrap_err();
+        assert!(why.contains("would not pay"), "{why}");
     }
 
     #[test]

@@ -77,7 +77,10 @@ struct SplitStats {
 
 /// A kernel's husk and the helper programs its combine runs.
 struct Plan {
-    husk: std::result::Result<Husk, String>,
+    /// The program's name, shared with the arrays its pieces write (see `charged`).
+    name: Rc<str>,
+    /// Shared: the launch path takes it on every launch.
+    husk: std::result::Result<Rc<Husk>, String>,
     /// The piece and combine programs, once loaded on every device.
     helpers: Option<helpers::Helpers>,
     /// Arrays some kernel of the program writes.
@@ -91,6 +94,13 @@ pub struct Multi<D: PeerBackend> {
     plans: HashMap<String, Plan>,
     policy: SplitPolicy,
     stats: HashMap<String, SplitStats>,
+    /// Bytes copied between devices because a split kernel left its results partitioned
+    /// where a later launch needed them elsewhere (a gather for a kernel kept on one device,
+    /// a broadcast for one that reads every row), by that kernel. Its next decisions count
+    /// these bytes per split launch as part of what splitting costs: a kernel whose
+    /// partitioned results are always gathered again (one split kernel among unsplit
+    /// neighbours) stops being split.
+    charged: HashMap<Rc<str>, u64>,
 }
 
 impl<D: PeerBackend> Multi<D> {
@@ -105,6 +115,7 @@ impl<D: PeerBackend> Multi<D> {
             plans: HashMap::new(),
             policy: SplitPolicy::from_env(),
             stats: HashMap::new(),
+            charged: HashMap::new(),
         })
     }
 
@@ -154,7 +165,8 @@ impl<D: PeerBackend> Multi<D> {
                 }
             }
             Plan {
-                husk: husk(prog).map_err(str::to_string),
+                name: Rc::from(kd.name.as_str()),
+                husk: husk(prog).map(Rc::new).map_err(str::to_string),
                 helpers: None,
                 written,
             }
@@ -172,7 +184,9 @@ impl<D: PeerBackend> Multi<D> {
         let mut moved = 0u64;
         let mut bufs = Vec::with_capacity(arrays.len());
         for a in arrays.iter() {
+            let before = moved;
             bufs.push(place::whole_on(&mut self.devs, 0, a, &mut moved)?);
+            self.charge(a, moved - before);
         }
         self.devs[0].launch(kd, sizes, &mut bufs)?;
         for &i in written {
@@ -182,11 +196,32 @@ impl<D: PeerBackend> Multi<D> {
         Ok(())
     }
 
+    /// Charges `bytes` copied for `a` to the split kernel that left it partitioned.
+    fn charge(&mut self, a: &MultiBuf<D::Buf>, bytes: u64) {
+        if bytes > 0
+            && let Some(k) = a.producer()
+        {
+            *self.charged.entry(k).or_default() += bytes;
+        }
+    }
+
+    /// Bytes per split launch that kernel `name`'s partitioned results have cost later
+    /// launches so far.
+    fn charged_per_split(&self, name: &str) -> f64 {
+        let splits = self.stats.get(name).map_or(0, |s| s.split);
+        match self.charged.get(name) {
+            Some(&b) if splits > 0 => b as f64 / splits as f64,
+            _ => 0.0,
+        }
+    }
+
+    #[allow(clippy::too_many_arguments)]
     fn launch_split(
         &mut self,
         kd: &KernelDef,
         h: &Husk,
         hp: &helpers::Helpers,
+        producer: Rc<str>,
         sizes: &[i64],
         arrays: &mut [Rc<MultiBuf<D::Buf>>],
     ) -> Result<()> {
@@ -210,7 +245,11 @@ impl<D: PeerBackend> Multi<D> {
             for (i, decl) in prog.arrays.iter().enumerate() {
                 let a = &arrays[i];
                 let is_result = h.results.contains(&decl.name);
-                let buf = if h.aligned.contains(&decl.name) {
+                let before = moved;
+                let buf = if h.private.contains(&decl.name) {
+                    // Scratch: each device its own, nothing to copy in or keep.
+                    self.devs[g].alloc(decl.elem, a.len.max(1))?
+                } else if h.aligned.contains(&decl.name) {
                     let rl = row_len(i);
                     let ranges = element_ranges(n, self.devs.len(), rl);
                     place::partition(&mut self.devs, a, &ranges, &mut moved)?[g]
@@ -239,6 +278,7 @@ impl<D: PeerBackend> Multi<D> {
                 } else {
                     place::whole_on(&mut self.devs, g, a, &mut moved)?
                 };
+                self.charge(a, moved - before);
                 bufs.push(buf);
             }
             per_dev.push(bufs);
@@ -258,6 +298,13 @@ impl<D: PeerBackend> Multi<D> {
             .filter_map(|r| prog.arrays.iter().position(|d| d.name == *r))
             .collect();
         let first = active.first().copied().unwrap_or(0);
+        for (i, decl) in prog.arrays.iter().enumerate() {
+            if h.private.contains(&decl.name)
+                && let Some(b) = per_dev.first()
+            {
+                arrays[i].set_whole(first, b[i].clone());
+            }
+        }
         let elems_t: Vec<PrimType> = result_idx.iter().map(|&i| prog.arrays[i].elem).collect();
         // Per result, each active device's piece buffer, in device order.
         let by_result: helpers::PerDevice<D::Buf> = result_idx
@@ -279,6 +326,7 @@ impl<D: PeerBackend> Multi<D> {
                         parts[g] = Some(per_dev[j][i].clone());
                     }
                     arrays[i].set_parts(ranges, parts);
+                    arrays[i].set_producer(producer.clone());
                 }
             }
             Combine::Reduce { .. } => {
@@ -317,6 +365,7 @@ impl<D: PeerBackend> Multi<D> {
                         parts[g] = Some(b);
                     }
                     arrays[i].set_parts(ranges, parts);
+                    arrays[i].set_producer(producer.clone());
                 }
             }
             Combine::Hist { .. } => {
@@ -413,6 +462,7 @@ impl<D: PeerBackend> Backend for Multi<D> {
         let policy = self.policy;
         let plan = self.plan(kd);
         let written = plan.written.clone();
+        let producer = plan.name.clone();
         if g == 1 || policy == SplitPolicy::Never {
             return self.launch_whole(kd, sizes, arrays, &written);
         }
@@ -422,7 +472,9 @@ impl<D: PeerBackend> Backend for Multi<D> {
                 let why = why.clone();
                 let st = self.stats.entry(kd.name.clone()).or_default();
                 st.whole += 1;
-                st.reason = why;
+                if st.reason.is_empty() {
+                    st.reason = why;
+                }
                 return self.launch_whole(kd, sizes, arrays, &written);
             }
         };
@@ -430,7 +482,8 @@ impl<D: PeerBackend> Backend for Multi<D> {
             return self.launch_whole(kd, sizes, arrays, &written);
         }
         let threads = self.devs[0].threads();
-        let decision = cost::decide(&kd.program, &h, sizes, arrays, g, threads);
+        let later = self.charged_per_split(&kd.name);
+        let decision = cost::decide(&kd.program, &h, sizes, arrays, g, threads, later);
         if policy == SplitPolicy::Auto
             && let Err(why) = decision
         {
@@ -453,7 +506,7 @@ impl<D: PeerBackend> Backend for Multi<D> {
                 hp
             }
         };
-        self.launch_split(kd, &h, &hp, sizes, arrays)?;
+        self.launch_split(kd, &h, &hp, producer, sizes, arrays)?;
         self.stats.entry(kd.name.clone()).or_default().split += 1;
         Ok(())
     }
@@ -474,6 +527,13 @@ impl<D: PeerBackend> Backend for Multi<D> {
             names.sort();
             for name in names {
                 let st = &self.stats[name];
+                let later = match self.charged.get(name.as_str()) {
+                    Some(&b) if b > 0 => format!(
+                        "; its partitioned results cost later launches {:.1} MB between GPUs",
+                        b as f64 / 1e6
+                    ),
+                    _ => String::new(),
+                };
                 let what = if st.split > 0 && st.whole == 0 {
                     format!("split over {} GPUs", self.devs.len())
                 } else if st.split == 0 {
@@ -485,7 +545,7 @@ impl<D: PeerBackend> Backend for Multi<D> {
                     )
                 };
                 out.push(KernelProfile {
-                    name: format!("(husk) {name}: {what}; between GPUs"),
+                    name: format!("(husk) {name}: {what}{later}; between GPUs"),
                     launches: st.split + st.whole,
                     total_ms: 0.0,
                     bytes: st.moved,

@@ -33,6 +33,9 @@ struct State<B> {
     /// launch there needs them (straight from the host, so it waits for nothing queued on
     /// the device that has it, and devices that never need it never get it).
     host: Option<Rc<Buffer>>,
+    /// The split kernel whose pieces wrote the current partition, while nothing else has
+    /// written the array: copies it causes later are charged to that kernel's next decision.
+    producer: Option<Rc<str>>,
 }
 
 /// A partition: element ranges by device and the buffer of each non-empty one.
@@ -47,6 +50,7 @@ impl<B: Clone> MultiBuf<B> {
                 whole: vec![None; devices],
                 parts: None,
                 host: None,
+                producer: None,
             }),
         }
     }
@@ -58,6 +62,7 @@ impl<B: Clone> MultiBuf<B> {
         st.whole[g] = Some(buf);
         st.parts = None;
         st.host = None;
+        st.producer = None;
     }
 
     /// Uploaded from the host: `buf` on device `g`, and the host's elements for any other
@@ -73,6 +78,17 @@ impl<B: Clone> MultiBuf<B> {
         st.whole.iter_mut().for_each(|w| *w = None);
         st.parts = Some((ranges, parts));
         st.host = None;
+        st.producer = None;
+    }
+
+    /// Records that the pieces of kernel `k` wrote the current partition.
+    pub(crate) fn set_producer(&self, k: Rc<str>) {
+        self.state.borrow_mut().producer = Some(k);
+    }
+
+    /// The split kernel that wrote the current partition, if one did.
+    pub(crate) fn producer(&self) -> Option<Rc<str>> {
+        self.state.borrow().producer.clone()
     }
 
     /// Which devices hold a whole copy, and whether it is partitioned (for the cost model).
