@@ -7,7 +7,7 @@
 #                                                   --gpus G --split always over the corpus,
 #                                                   compared case by case (G defaults to 2);
 #                                                   SHARD=K/N tests part K of N of the files
-#   bash bench/multi/device-run.sh bench [G...]     T(1)/T(G) for the benchmark set, the
+#   bash bench/multi/device-run.sh bench [G...]     T(1)/T(G) for the benchmark set (RUNS=k: runs per row), the
 #                                                   1-GPU overhead against the single-GPU
 #                                                   binary of before, and peer bandwidth
 #
@@ -105,7 +105,7 @@ bench)
         continue
       fi
       tag="$(echo "$name" | tr -c 'a-zA-Z0-9' '_')-g$g"
-      timeout "${BENCH_TIMEOUT:-120}" $bin bench --backend cuda --gpus "$g" --runs "${runs:-5}" --budget 20 --profile \
+      timeout "${BENCH_TIMEOUT:-120}" $bin bench --backend cuda --gpus "$g" --runs "${RUNS:-${runs:-5}}" --budget 20 --profile \
         --input "$input" -e "$entry" --json "$d/$tag.json" "$prog" \
         > "$d/$tag.txt" 2> "$d/$tag.err"
       st=$?

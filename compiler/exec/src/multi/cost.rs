@@ -29,6 +29,11 @@ const UNKNOWN_TRIPS: f64 = 64.0;
 /// `Ok` when the launch should be split, else why not. `later` is what earlier split
 /// launches of this kernel cost afterwards, in bytes copied between devices per launch
 /// (their partitioned results gathered or broadcast for the next launches).
+///
+/// `ops` is [`kernel_ops`] for these sizes (the caller keeps it: walking a large body on
+/// every launch of a small kernel costs microseconds, as does formatting a reason, which is
+/// why a decline is a value that formats itself only when `--profile` prints it).
+#[allow(clippy::too_many_arguments)]
 pub(crate) fn decide<B: Clone>(
     prog: &KernelProgram,
     h: &Husk,
@@ -37,7 +42,8 @@ pub(crate) fn decide<B: Clone>(
     devices: usize,
     threads: usize,
     later: f64,
-) -> Result<(), String> {
+    ops: f64,
+) -> Result<(), Declined> {
     let size = |s| size_value(prog, sizes, s);
     let kernel = &prog.kernels[0];
     let space = kernel.op.space();
@@ -49,10 +55,8 @@ pub(crate) fn decide<B: Clone>(
     let rows = size(&h.split).max(0) as usize;
     let active = rows.min(devices);
     if active < 2 {
-        return Err(format!("{rows} row(s) to split"));
+        return Err(Declined::Rows(rows));
     }
-    let ops = body_ops(&kernel.op.body().stms, prog, sizes)
-        + kernel.op.body().results.iter().map(exp_ops).sum::<f64>();
     let bytes: f64 = arrays
         .iter()
         .map(|a| (a.len * a.elem.size_bytes()) as f64)
@@ -101,13 +105,53 @@ pub(crate) fn decide<B: Clone>(
     if split * 1.1 < single {
         Ok(())
     } else {
-        Err(format!(
-            "splitting would not pay (about {:.0} µs on one GPU, {:.0} µs over {active} with {:.1} MB between GPUs)",
-            single * 1e6,
-            split * 1e6,
-            moved / 1e6
-        ))
+        Err(Declined::NotPay {
+            single,
+            split,
+            active,
+            moved,
+        })
     }
+}
+
+/// Why a launch was kept on one device.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) enum Declined {
+    /// Fewer than two rows to split.
+    Rows(usize),
+    /// The estimates (seconds, bytes) said no.
+    NotPay {
+        single: f64,
+        split: f64,
+        active: usize,
+        moved: f64,
+    },
+}
+
+impl std::fmt::Display for Declined {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match *self {
+            Declined::Rows(rows) => write!(f, "{rows} row(s) to split"),
+            Declined::NotPay {
+                single,
+                split,
+                active,
+                moved,
+            } => write!(
+                f,
+                "splitting would not pay (about {:.0} µs on one GPU, {:.0} µs over {active} with {:.1} MB between GPUs)",
+                single * 1e6,
+                split * 1e6,
+                moved / 1e6
+            ),
+        }
+    }
+}
+
+/// Operations per point of the program's (first) kernel under these sizes.
+pub(crate) fn kernel_ops(prog: &KernelProgram, sizes: &[i64]) -> f64 {
+    let body = prog.kernels[0].op.body();
+    body_ops(&body.stms, prog, sizes) + body.results.iter().map(exp_ops).sum::<f64>()
 }
 
 /// Operations per point of a body: expression nodes, loops times their trip count (when it
@@ -227,31 +271,21 @@ mod tests {
 
     fn decide_for(prog: &KernelProgram, n: usize, k: i64, resident: bool) -> Result<(), String> {
         let h = husk(prog).unwrap();
-        decide(
-            prog,
-            &h,
-            &[n as i64, k],
-            &arrays(n, resident),
-            2,
-            1 << 18,
-            0.0,
-        )
+        let sizes = [n as i64, k];
+        let ops = kernel_ops(prog, &sizes);
+        let arrays = arrays(n, resident);
+        decide(prog, &h, &sizes, &arrays, 2, 1 << 18, 0.0, ops).map_err(|d| d.to_string())
     }
 
     #[test]
     fn copies_a_split_caused_later_count_against_splitting_again() {
         let (prog, n) = (map(Some(Exp::var("k"))), 1usize << 24);
         let h = husk(&prog).unwrap();
+        let sizes = [n as i64, 8];
+        let ops = kernel_ops(&prog, &sizes);
+        let arrays = arrays(n, true);
         let decide_later = |later: f64| {
-            decide(
-                &prog,
-                &h,
-                &[n as i64, 8],
-                &arrays(n, true),
-                2,
-                1 << 18,
-                later,
-            )
+            decide(&prog, &h, &sizes, &arrays, 2, 1 << 18, later, ops).map_err(|d| d.to_string())
         };
         decide_later(0.0).unwrap();
         // Its 64 MB result gathered back to one device after every split launch.

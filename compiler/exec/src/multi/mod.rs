@@ -70,9 +70,26 @@ struct SplitStats {
     split: u64,
     whole: u64,
     /// Why the last whole launch was not split.
-    reason: String,
+    reason: Option<Why>,
     /// Bytes copied between devices for this kernel's launches (inputs, combines).
     moved: u64,
+}
+
+/// Why a launch ran whole on one device.
+#[derive(Clone, Debug)]
+enum Why {
+    /// The kernel cannot be split (shared with the plan).
+    Husk(Rc<str>),
+    Cost(cost::Declined),
+}
+
+impl std::fmt::Display for Why {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Why::Husk(s) => f.write_str(s),
+            Why::Cost(d) => d.fmt(f),
+        }
+    }
 }
 
 /// A kernel's husk and the helper programs its combine runs.
@@ -80,7 +97,9 @@ struct Plan {
     /// The program's name, shared with the arrays its pieces write (see `charged`).
     name: Rc<str>,
     /// Shared: the launch path takes it on every launch.
-    husk: std::result::Result<Rc<Husk>, String>,
+    husk: std::result::Result<Rc<Husk>, Rc<str>>,
+    /// Operations per point for the sizes of the last launch (see [`cost::kernel_ops`]).
+    ops: Option<(Vec<i64>, f64)>,
     /// The piece and combine programs, once loaded on every device.
     helpers: Option<helpers::Helpers>,
     /// Arrays some kernel of the program writes.
@@ -166,7 +185,8 @@ impl<D: PeerBackend> Multi<D> {
             }
             Plan {
                 name: Rc::from(kd.name.as_str()),
-                husk: husk(prog).map(Rc::new).map_err(str::to_string),
+                husk: husk(prog).map(Rc::new).map_err(Rc::from),
+                ops: None,
                 helpers: None,
                 written,
             }
@@ -472,9 +492,7 @@ impl<D: PeerBackend> Backend for Multi<D> {
                 let why = why.clone();
                 let st = self.stats.entry(kd.name.clone()).or_default();
                 st.whole += 1;
-                if st.reason.is_empty() {
-                    st.reason = why;
-                }
+                st.reason = Some(Why::Husk(why));
                 return self.launch_whole(kd, sizes, arrays, &written);
             }
         };
@@ -483,13 +501,25 @@ impl<D: PeerBackend> Backend for Multi<D> {
         }
         let threads = self.devs[0].threads();
         let later = self.charged_per_split(&kd.name);
-        let decision = cost::decide(&kd.program, &h, sizes, arrays, g, threads, later);
+        let ops = match self.plans.get_mut(&kd.name) {
+            Some(Plan {
+                ops: Some((s, ops)),
+                ..
+            }) if s.as_slice() == sizes => *ops,
+            Some(p) => {
+                let ops = cost::kernel_ops(&kd.program, sizes);
+                p.ops = Some((sizes.to_vec(), ops));
+                ops
+            }
+            None => cost::kernel_ops(&kd.program, sizes),
+        };
+        let decision = cost::decide(&kd.program, &h, sizes, arrays, g, threads, later, ops);
         if policy == SplitPolicy::Auto
             && let Err(why) = decision
         {
             let st = self.stats.entry(kd.name.clone()).or_default();
             st.whole += 1;
-            st.reason = why;
+            st.reason = Some(Why::Cost(why));
             return self.launch_whole(kd, sizes, arrays, &written);
         }
         let hp = match &self.plans[&kd.name].helpers {
@@ -536,13 +566,13 @@ impl<D: PeerBackend> Backend for Multi<D> {
                 };
                 let what = if st.split > 0 && st.whole == 0 {
                     format!("split over {} GPUs", self.devs.len())
-                } else if st.split == 0 {
-                    format!("kept on gpu0: {}", st.reason)
                 } else {
-                    format!(
-                        "split {} times, kept whole {} ({})",
-                        st.split, st.whole, st.reason
-                    )
+                    let why = st.reason.as_ref().map_or(String::new(), |w| w.to_string());
+                    if st.split == 0 {
+                        format!("kept on gpu0: {why}")
+                    } else {
+                        format!("split {} times, kept whole {} ({why})", st.split, st.whole)
+                    }
                 };
                 out.push(KernelProfile {
                     name: format!("(husk) {name}: {what}{later}; between GPUs"),
