@@ -305,6 +305,19 @@ impl WorkerSlot {
 
     /// Has the worker test `request`, giving up on it at `deadline`.
     pub fn run_file(&mut self, request: &Request, deadline: Instant) -> FileRun {
+        let run = self.run_file_once(request, deadline);
+        // A worker leaves on its own after a file that poisoned its CUDA contexts; if the
+        // request went to it while it was leaving, it closed without a word about this file
+        // (status 0, nothing reported): not this file's fault, so a fresh worker takes it.
+        let left_between_files =
+            matches!(run.end, FileEnd::Exited(st) if st.success()) && run.reports.is_empty();
+        if left_between_files {
+            return self.run_file_once(request, deadline);
+        }
+        run
+    }
+
+    fn run_file_once(&mut self, request: &Request, deadline: Instant) -> FileRun {
         if self.worker.as_mut().is_some_and(Worker::has_exited) {
             self.worker = None;
         }
@@ -502,6 +515,19 @@ mod tests {
         let first = slot.run_file(&request("a.fut"), within(Duration::from_secs(10)));
         assert!(matches!(first.end, FileEnd::Done(None)), "{first:?}");
         thread::sleep(Duration::from_millis(100));
+        let second = slot.run_file(&request("a.fut"), within(Duration::from_secs(10)));
+        assert!(matches!(second.end, FileEnd::Done(None)), "{second:?}");
+        assert_eq!(slot.started(), 2);
+    }
+
+    /// The worker leaves after a file (as after a sticky CUDA error) but is still exiting when
+    /// the next request is sent: that file goes to a fresh worker instead of failing with
+    /// "exited with status 0".
+    #[test]
+    fn a_file_sent_to_a_leaving_worker_goes_to_a_fresh_one() {
+        let mut slot = sh(r#"read req; echo '{"done":"a.fut"}'; sleep 0.3; exit 0"#);
+        let first = slot.run_file(&request("a.fut"), within(Duration::from_secs(10)));
+        assert!(matches!(first.end, FileEnd::Done(None)), "{first:?}");
         let second = slot.run_file(&request("a.fut"), within(Duration::from_secs(10)));
         assert!(matches!(second.end, FileEnd::Done(None)), "{second:?}");
         assert_eq!(slot.started(), 2);
