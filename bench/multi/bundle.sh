@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Puts what bench/multi/device-run.sh needs into .gpu/ (git-ignored, carried to the GPU
+# Puts what bench/multi/device-run.sh and corpus-run.sh need into .gpu/ (git-ignored, carried to the GPU
 # machine): the release futhark-rs, peer_bench, prims_bench, the conformance corpus and the benchmark
 # programs (copied from ../shared), and optionally an older single-GPU futhark-rs to compare
 # the 1-GPU path with (SINGLE_BIN=path).
@@ -14,7 +14,7 @@ cargo build --release -p futhark-cuda --example peer_bench --example prims_bench
 mkdir -p "$gpu/bin"
 cp "$target/release/futhark-rs" "$gpu/bin/"
 cp "$target/release/examples/peer_bench" "$target/release/examples/prims_bench" "$gpu/bin/"
-cp bench/multi/device-run.sh bench/multi/compare_runs.py bench/multi/resident.fut "$gpu/"
+cp bench/multi/device-run.sh bench/multi/compare_runs.py bench/multi/resident.fut bench/multi/corpus-run.sh bench/multi/corpus_files.py "$gpu/"
 if [[ -n "${SINGLE_BIN:-}" ]]; then cp "$SINGLE_BIN" "$gpu/bin/futhark-rs-single"; fi
 shared="$repo/../shared"
 for d in corpus benchmarks; do
