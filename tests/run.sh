@@ -9,9 +9,16 @@ echo "== cargo clippy"
 cargo clippy --workspace --all-targets --locked -- -D warnings
 echo "== cargo test (release: the corpus and fuzz tests are CPU-bound)"
 mkdir -p target
-cargo test --workspace --release --locked 2>&1 | tee target/test-output.txt
+# The corpus test also compiles every kernel it generates with NVRTC (when the wheel is
+# installed) and leaves its counts in target/corpus-gpu-path.txt, printed below.
+rm -f target/corpus-gpu-path.txt
+CORPUS_NVRTC=1 CORPUS_REPORT="$PWD/target/corpus-gpu-path.txt" \
+  cargo test --workspace --release --locked 2>&1 | tee target/test-output.txt
 # One summary line for CI: totals over every test binary.
 awk '/^test result:/ { p += $4; f += $6; s += $8 } END { printf "%d passed, %d failed, %d skipped\n", p, f, s }' target/test-output.txt
+echo "== the corpus through the GPU path (lowering, kernels, CUDA C, NVRTC)"
+if [[ -f target/corpus-gpu-path.txt ]]; then head -3 target/corpus-gpu-path.txt; grep '^NVRTC' target/corpus-gpu-path.txt || true
+else echo "(no report: the corpus test was skipped)"; fi
 echo "== VS Code extension (npm ci, tsc, grammar tests, .vsix)"
 editors/vscode/build.sh
 echo "== language server end to end (pytest-lsp)"
