@@ -235,13 +235,11 @@ impl<D: PeerBackend> Multi<D> {
         }
     }
 
-    #[allow(clippy::too_many_arguments)]
     fn launch_split(
         &mut self,
         kd: &KernelDef,
         h: &Husk,
         hp: &helpers::Helpers,
-        producer: Rc<str>,
         sizes: &[i64],
         arrays: &mut [Rc<MultiBuf<D::Buf>>],
     ) -> Result<()> {
@@ -318,6 +316,11 @@ impl<D: PeerBackend> Multi<D> {
             .filter_map(|r| prog.arrays.iter().position(|d| d.name == *r))
             .collect();
         let first = active.first().copied().unwrap_or(0);
+        // The name the plan shares with the arrays its pieces write (see `charged`).
+        let producer: Rc<str> = self
+            .plans
+            .get(&kd.name)
+            .map_or_else(|| Rc::from(kd.name.as_str()), |p| p.name.clone());
         for (i, decl) in prog.arrays.iter().enumerate() {
             if h.private.contains(&decl.name)
                 && let Some(b) = per_dev.first()
@@ -482,7 +485,6 @@ impl<D: PeerBackend> Backend for Multi<D> {
         let policy = self.policy;
         let plan = self.plan(kd);
         let written = plan.written.clone();
-        let producer = plan.name.clone();
         if g == 1 || policy == SplitPolicy::Never {
             return self.launch_whole(kd, sizes, arrays, &written);
         }
@@ -536,7 +538,7 @@ impl<D: PeerBackend> Backend for Multi<D> {
                 hp
             }
         };
-        self.launch_split(kd, &h, &hp, producer, sizes, arrays)?;
+        self.launch_split(kd, &h, &hp, sizes, arrays)?;
         self.stats.entry(kd.name.clone()).or_default().split += 1;
         Ok(())
     }
