@@ -3,29 +3,12 @@
 //! (`futhark_ir::husk`: row-written outputs are partitioned, scratch is private to each
 //! device). Checked end to end on simulated CPU devices against values worked out by hand.
 
-use std::path::PathBuf;
-
-use futhark_db::{Database, Db, IrStage};
 use futhark_exec::{Backend, CpuBackend, Executor, Multi, SplitPolicy};
 use futhark_ir::soacs::Program;
-use futhark_values::{Value, compare_values, read_values};
+use futhark_values::{Value, compare_values};
 
-fn compile(name: &str, src: &str) -> Program {
-    let dir = std::env::temp_dir().join(format!("futhark-husk-writes-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let path: PathBuf = dir.join(format!("{name}.fut"));
-    std::fs::write(&path, src).unwrap();
-    let db = Database::new();
-    let file = db.load_file(&path).expect("loads");
-    let prog = futhark_db::compile(&db, file, IrStage::Kernels)
-        .unwrap_or_else(|e| panic!("{name} does not compile: {:?}", e.diagnostics(&db, file)));
-    let _ = std::fs::remove_file(&path);
-    prog
-}
-
-fn values(text: &str) -> Vec<Value> {
-    read_values(text.as_bytes()).unwrap()
-}
+mod support;
+use support::{compile, values};
 
 /// Runs `main` split over `devices` simulated devices; the results and the `--profile` lines
 /// saying what became of each kernel.

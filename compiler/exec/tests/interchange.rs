@@ -4,25 +4,12 @@
 //! CPU executor's results, on one device and split over three, are compared with values
 //! worked out by hand.
 
-use std::path::PathBuf;
-
-use futhark_db::{Database, Db, IrStage};
 use futhark_exec::{CpuBackend, Executor, Multi, SplitPolicy};
 use futhark_ir::soacs::{Body, Exp, Program};
-use futhark_values::{Value, compare_values, read_values};
+use futhark_values::{Value, compare_values};
 
-fn compile(name: &str, src: &str) -> Program {
-    let dir = std::env::temp_dir().join(format!("futhark-interchange-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let path: PathBuf = dir.join(format!("{name}.fut"));
-    std::fs::write(&path, src).unwrap();
-    let db = Database::new();
-    let file = db.load_file(&path).expect("loads");
-    let prog = futhark_db::compile(&db, file, IrStage::Kernels)
-        .unwrap_or_else(|e| panic!("{name} does not compile: {:?}", e.diagnostics(&db, file)));
-    let _ = std::fs::remove_file(&path);
-    prog
-}
+mod support;
+use support::{compile, values};
 
 /// Whether a body holds, at host level, a loop whose body launches kernels.
 fn host_loop_of_launches(b: &Body) -> bool {
@@ -37,10 +24,6 @@ fn host_loop_of_launches(b: &Body) -> bool {
         } => host_loop_of_launches(then_body) || host_loop_of_launches(else_body),
         _ => false,
     })
-}
-
-fn values(text: &str) -> Vec<Value> {
-    read_values(text.as_bytes()).unwrap()
 }
 
 fn run_cpu(prog: &Program, args: &str) -> Vec<Value> {
