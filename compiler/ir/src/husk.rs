@@ -69,6 +69,17 @@ pub struct Husk {
     /// Scratch arrays the body writes that are not results: each device gets its own
     /// (whole, uninitialised); their contents are dead after the launch.
     pub private: Vec<Name>,
+    /// Sizes that must be equal at run time for the piece to be right: the row-local reads
+    /// of [`Husk::aligned`] arrays assume the index's row strides are the array's
+    /// dimensions, which a program may spell with different size names.
+    pub equal: Vec<(Size, Size)>,
+}
+
+impl Husk {
+    /// Whether the launch's sizes meet [`Husk::equal`] (`value` gives a size's value).
+    pub fn holds(&self, value: impl Fn(&Size) -> i64) -> bool {
+        self.equal.iter().all(|(a, b)| value(a) == value(b))
+    }
 }
 
 /// Makes a one-kernel program splittable, or says why it is not (kept on one device).
@@ -183,6 +194,7 @@ pub fn husk(prog: &KernelProgram) -> Result<Husk, &'static str> {
         aligned,
         results,
         private,
+        equal: Vec::new(),
     })
 }
 

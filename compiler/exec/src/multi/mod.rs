@@ -501,6 +501,14 @@ impl<D: PeerBackend> Backend for Multi<D> {
         if size_value(&kd.program, sizes, &h.split) < 1 {
             return self.launch_whole(kd, sizes, arrays, &written);
         }
+        if !h.holds(|s| size_value(&kd.program, sizes, s)) {
+            let st = self.stats.entry(kd.name.clone()).or_default();
+            st.whole += 1;
+            st.reason = Some(Why::Husk(Rc::from(
+                "its row-local reads need sizes that differ in this launch",
+            )));
+            return self.launch_whole(kd, sizes, arrays, &written);
+        }
         let threads = self.devs[0].threads();
         let later = self.charged_per_split(&kd.name);
         let ops = match self.plans.get_mut(&kd.name) {
