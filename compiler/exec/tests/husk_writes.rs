@@ -68,3 +68,61 @@ fn a_map_writing_scratch_and_its_rows_splits_and_keeps_its_values() {
         }
     }
 }
+
+/// A stencil along each row: every point reads its left neighbour in its own row, at the
+/// flattened index `i·m + (j − 1)`, which a piece can read from its own rows.
+const ROW_STENCIL: &str = "
+entry main (xss: [][]i64) : [][]i64 =
+  map (\\row -> map (\\j -> row[j] * 10 + (if j > 0 then row[j - 1] else 0)) (indices row)) xss
+";
+
+#[test]
+fn row_local_reads_take_only_the_pieces_rows() {
+    let prog = compile("row_stencil", ROW_STENCIL);
+    // Over the 1 KiB below which uploads go to every device from the host.
+    let n = 30i64;
+    let m = 8i64;
+    let rows: Vec<Vec<i64>> = (0..n).map(|i| (0..m).map(|j| i * m + j).collect()).collect();
+    let text = |xss: &[Vec<i64>]| {
+        let rows: Vec<String> = xss
+            .iter()
+            .map(|r| {
+                let r: Vec<String> = r.iter().map(|x| format!("{x}i64")).collect();
+                format!("[{}]", r.join(", "))
+            })
+            .collect();
+        format!("[{}]", rows.join(", "))
+    };
+    let want: Vec<Vec<i64>> = rows
+        .iter()
+        .map(|r| {
+            (0..r.len())
+                .map(|j| r[j] * 10 + if j > 0 { r[j - 1] } else { 0 })
+                .collect()
+        })
+        .collect();
+    let bytes = (n * m * 8) as u64;
+    for devices in 1..=4 {
+        let mut multi = Multi::new((0..devices).map(|_| CpuBackend::new()).collect()).unwrap();
+        multi.set_policy(SplitPolicy::Always);
+        let mut exec = Executor::new(prog.clone(), multi).unwrap();
+        let got = exec.call_entry("main", values(&text(&rows))).unwrap();
+        compare_values(&values(&text(&want)), &got)
+            .unwrap_or_else(|e| panic!("over {devices} devices: {e}"));
+        if devices > 1 {
+            let profile = exec.backend().profile().unwrap();
+            let husks: Vec<_> = profile
+                .iter()
+                .filter(|p| p.name.starts_with("(husk)"))
+                .collect();
+            assert!(
+                husks.iter().all(|h| h.name.contains("split over")),
+                "{husks:?}\n{prog}"
+            );
+            // Partitioning the whole input moves what the other devices own; a broadcast
+            // (the input read at any index) would move all of it to each of them.
+            let moved: u64 = husks.iter().map(|h| h.bytes).sum();
+            assert!(moved < bytes, "{moved} bytes moved over {devices} devices");
+        }
+    }
+}

@@ -117,10 +117,8 @@ pub fn husk(prog: &KernelProgram) -> Result<Husk, &'static str> {
         SegOp::Hist(_) => return Err("segmented histogram"),
         SegOp::Scatter(_) => return Err("scatter writes anywhere"),
     };
-    let aligned: Vec<Name> = aligned_inputs(prog, kernel)
-        .into_iter()
-        .filter(|a| !writes.contains(a))
-        .collect();
+    let inputs = aligned_inputs(prog, kernel, &writes);
+    let aligned: Vec<Name> = inputs.names();
     let (i0, split) = space.dims[0].clone();
     let local_i0 = format!("{i0}_local");
     let local_flat = format!("{}_local", space.flat);
@@ -156,11 +154,11 @@ pub fn husk(prog: &KernelProgram) -> Result<Husk, &'static str> {
         let (space_mut, body) = space_and_body(&mut op);
         *space_mut = new_space;
         for s in &mut body.stms {
-            rewrite_stm(s, &aligned, &local_index);
+            rewrite_stm(s, &inputs, &local_index);
             shift_writes(s, prog, &row_writes);
         }
         for r in &mut body.results {
-            rewrite_exp(r, &aligned, &local_index);
+            rewrite_exp(r, &inputs, &local_index);
         }
         body.stms.splice(0..0, prefix);
     }
@@ -194,7 +192,7 @@ pub fn husk(prog: &KernelProgram) -> Result<Husk, &'static str> {
         aligned,
         results,
         private,
-        equal: Vec::new(),
+        equal: inputs.equal,
     })
 }
 
@@ -273,46 +271,171 @@ fn space_and_body(op: &mut SegOp) -> (&mut SegSpace, &mut Body) {
     }
 }
 
-/// Input arrays shaped like the space and read only at the point's flat index.
-fn aligned_inputs(prog: &KernelProgram, kernel: &Kernel) -> Vec<Name> {
+/// The inputs a piece may be given only its own rows of.
+#[derive(Default)]
+struct Aligned {
+    /// Shaped like the space and read only at the point's flat index: read at the local one.
+    flat: Vec<Name>,
+    /// Read only within the point's own row (see [`row_strides`]), with the elements per row:
+    /// read at the global index less the rows before the piece.
+    rows: Vec<(Name, Exp)>,
+    /// Strides the row-local reads spell with other size names than the arrays' dimensions.
+    equal: Vec<(Size, Size)>,
+}
+
+impl Aligned {
+    fn names(&self) -> Vec<Name> {
+        self.flat
+            .iter()
+            .cloned()
+            .chain(self.rows.iter().map(|(n, _)| n.clone()))
+            .collect()
+    }
+}
+
+/// How one read indexes its array.
+enum Access {
+    Flat,
+    /// Within the row of the point's first index; the strides must equal these dimensions.
+    Row(Vec<(Size, Size)>),
+    Other,
+}
+
+/// Input arrays a piece reads only in its own rows: at the point's flat index (shaped like
+/// the space), or *row-locally*: at a row-major index `((g0·d1 + e1)·d2 + e2)…` whose
+/// outermost index is the point's first one, `g0`, over an array whose first dimension is
+/// the split one. The inner indices `e` are in their dimensions' bounds: the source
+/// program indexed each dimension separately, and a read out of a dimension's bounds is an
+/// error there (the interpreter reports it); their flattening thus stays inside row `g0`.
+/// Arrays the body writes, and arrays an operator reads, are never aligned.
+fn aligned_inputs(prog: &KernelProgram, kernel: &Kernel, writes: &[Name]) -> Aligned {
     let space = kernel.op.space();
     let shape: Vec<&Size> = space.dims.iter().map(|(_, s)| s).collect();
+    let (g0, split) = (&space.dims[0].0, &space.dims[0].1);
     let results = kernel.op.result_arrays();
-    let mut reads: Vec<(Name, bool)> = Vec::new();
+    let mut reads: Vec<(Name, Access)> = Vec::new();
     let mut note = |e: &Exp| {
         e.for_each_read(&mut |a, idx| {
-            let ok = space.is_flat_index(idx);
-            match reads.iter_mut().find(|(n, _)| n == a) {
-                Some((_, all)) => *all &= ok,
-                None => reads.push((a.clone(), ok)),
-            }
+            let access = match prog.array(a) {
+                Some(d)
+                    if d.shape.iter().collect::<Vec<_>>() == shape && space.is_flat_index(idx) =>
+                {
+                    Access::Flat
+                }
+                Some(d) if d.shape.first() == Some(split) => {
+                    row_strides(prog, idx, g0, &d.shape).map_or(Access::Other, Access::Row)
+                }
+                _ => Access::Other,
+            };
+            reads.push((a.clone(), access));
         })
     };
     kernel.op.body().walk(&mut note, &mut |_| {});
     if let Some(op) = kernel.op.op() {
         // Operators read nothing per point; any read there disqualifies the array.
         op.body.walk(
-            &mut |e| {
-                e.for_each_read(&mut |a, _| {
-                    reads.push((a.clone(), false));
-                })
-            },
+            &mut |e| e.for_each_read(&mut |a, _| reads.push((a.clone(), Access::Other))),
             &mut |_| {},
         );
     }
-    let mut out: Vec<Name> = Vec::new();
-    for (a, all_flat) in &reads {
-        let bad = reads.iter().any(|(b, ok)| b == a && !ok);
-        let decl = prog.array(a);
-        let same_shape = decl.is_some_and(|d| d.shape.iter().collect::<Vec<_>>() == shape);
-        if *all_flat && !bad && same_shape && !results.contains(a) && !out.contains(a) {
-            out.push(a.clone());
+    let mut out = Aligned::default();
+    let mut seen: Vec<&Name> = Vec::new();
+    for (a, _) in &reads {
+        if seen.contains(&a) || writes.contains(a) || results.contains(a) {
+            continue;
+        }
+        seen.push(a);
+        let mine = || reads.iter().filter(|(b, _)| b == a).map(|(_, acc)| acc);
+        if mine().any(|acc| matches!(acc, Access::Other)) {
+            continue;
+        }
+        let mut equal = Vec::new();
+        for acc in mine() {
+            if let Access::Row(eq) = acc {
+                equal.extend(eq.iter().cloned());
+            }
+        }
+        if mine().all(|acc| matches!(acc, Access::Flat)) {
+            out.flat.push(a.clone());
+        } else if let Some(d) = prog.array(a) {
+            let row_len = d.shape[1..]
+                .iter()
+                .fold(Exp::i64(1), |acc, s| acc.times(s.to_exp()));
+            out.rows.push((a.clone(), row_len));
+            for e in equal {
+                if !out.equal.contains(&e) {
+                    out.equal.push(e);
+                }
+            }
         }
     }
     out
 }
 
-fn rewrite_stm(s: &mut Stm, aligned: &[Name], local: &Exp) {
+/// When `idx` is the row-major flattening `((g0·m1 + e1)·m2 + e2)…·mk + ek` of an index
+/// into an array of `shape` (k + 1 dimensions) whose outermost index is `g0` and whose
+/// inner indices `e` do not mention `g0`, the pairs (stride `m`, dimension) that differ by
+/// name (equal at run time for the program to be right). An omitted `+ e` is a zero index.
+fn row_strides(
+    prog: &KernelProgram,
+    idx: &Exp,
+    g0: &str,
+    shape: &[Size],
+) -> Option<Vec<(Size, Size)>> {
+    let mut strides = Vec::new();
+    if !strip(prog, idx, g0, &mut strides) || strides.len() + 1 != shape.len() {
+        return None;
+    }
+    strides.reverse();
+    Some(
+        strides
+            .into_iter()
+            .zip(&shape[1..])
+            .filter(|(m, d)| m != *d)
+            .map(|(m, d)| (m, d.clone()))
+            .collect(),
+    )
+}
+
+/// Peels the innermost dimension off `e` (see [`row_strides`]), pushing strides innermost
+/// first.
+fn strip(prog: &KernelProgram, e: &Exp, g0: &str, strides: &mut Vec<Size>) -> bool {
+    let mentions = |x: &Exp| {
+        let mut hit = false;
+        x.for_each_var(&mut |v| hit |= v == g0);
+        hit
+    };
+    let size = |x: &Exp| match x {
+        Exp::Const(PrimValue::I64(c)) if *c >= 0 => Some(Size::Const(*c)),
+        Exp::Var(v) if prog.sizes.contains(v) => Some(Size::Param(v.clone())),
+        _ => None,
+    };
+    match e {
+        Exp::Var(v) => v == g0,
+        Exp::Bin(crate::BinOp::Add, a, b) => {
+            let (outer, inner) = if mentions(b) { (b, a) } else { (a, b) };
+            !mentions(inner)
+                && match &**outer {
+                    Exp::Bin(crate::BinOp::Mul, x, m) | Exp::Bin(crate::BinOp::Mul, m, x)
+                        if size(m).is_some() && mentions(x) =>
+                    {
+                        strides.push(size(m).unwrap_or(Size::Const(0)));
+                        strip(prog, x, g0, strides)
+                    }
+                    _ => false,
+                }
+        }
+        Exp::Bin(crate::BinOp::Mul, x, m) | Exp::Bin(crate::BinOp::Mul, m, x)
+            if size(m).is_some() && mentions(x) =>
+        {
+            strides.push(size(m).unwrap_or(Size::Const(0)));
+            strip(prog, x, g0, strides)
+        }
+        _ => false,
+    }
+}
+
+fn rewrite_stm(s: &mut Stm, aligned: &Aligned, local: &Exp) {
     let ex = |e: &mut Exp| rewrite_exp(e, aligned, local);
     match s {
         Stm::Let { exp, .. } | Stm::Assign { exp, .. } => ex(exp),
@@ -339,8 +462,9 @@ fn rewrite_stm(s: &mut Stm, aligned: &[Name], local: &Exp) {
     }
 }
 
-/// Reads of aligned arrays at the global flat index become reads at the local one.
-fn rewrite_exp(e: &mut Exp, aligned: &[Name], local: &Exp) {
+/// Reads of aligned arrays become reads in the piece's rows: at the local flat index, or at
+/// the global index less the elements of the rows before the piece.
+fn rewrite_exp(e: &mut Exp, aligned: &Aligned, local: &Exp) {
     match e {
         Exp::Const(_) | Exp::Var(_) => {}
         Exp::Bin(_, a, b) | Exp::Cmp(_, a, b) => {
@@ -355,10 +479,15 @@ fn rewrite_exp(e: &mut Exp, aligned: &[Name], local: &Exp) {
             rewrite_exp(f, aligned, local);
         }
         Exp::Read(a, idx) => {
-            if aligned.contains(a) {
-                // Aligned arrays are read only at the flat index (checked), which in a 1-D
-                // space may be spelled as the dimension's index.
+            if aligned.flat.contains(a) {
+                // Read only at the flat index (checked), which in a 1-D space may be spelled
+                // as the dimension's index.
                 **idx = local.clone();
+            } else if let Some((_, row_len)) = aligned.rows.iter().find(|(n, _)| n == a) {
+                rewrite_exp(idx, aligned, local);
+                let global = std::mem::replace(&mut **idx, Exp::i64(0));
+                let before = Exp::var(OFFSET).times(row_len.clone());
+                **idx = Exp::Bin(crate::BinOp::Sub, Box::new(global), Box::new(before));
             } else {
                 rewrite_exp(idx, aligned, local);
             }
@@ -467,6 +596,81 @@ mod tests {
         assert_eq!(h.aligned, vec!["xs".to_string()]);
         check_program(&h.piece).unwrap();
         assert!(h.piece.array("s").unwrap().shape.is_empty());
+    }
+
+    /// A 2-D map reading `[n][k][3]` at `((i·m + j)·3 + 1)` (row-local, with the stride
+    /// spelled `m` where the array says `k`), and `[n][m]` at `(j·n + i)` (not row-local).
+    fn row_reads() -> KernelProgram {
+        let mut p = map_2d();
+        p.sizes.push("k".into());
+        p.arrays.push(ArrayDecl {
+            name: "cs".into(),
+            elem: PrimType::F32,
+            shape: vec![Size::param("n"), Size::param("k"), Size::Const(3)],
+        });
+        p.arrays.push(arr("ts", &["n", "m"]));
+        let SegOp::Map(m) = &mut p.kernels[0].op else {
+            unreachable!()
+        };
+        let row = Exp::var("i")
+            .times(Exp::var("m"))
+            .plus(Exp::var("j"))
+            .times(Exp::i64(3))
+            .plus(Exp::i64(1));
+        let across = Exp::var("j").times(Exp::var("n")).plus(Exp::var("i"));
+        m.body = Body::results(vec![
+            Exp::read("cs", row)
+                .plus(Exp::read("ts", across))
+                .plus(Exp::read("xs", Exp::var("f"))),
+        ]);
+        p
+    }
+
+    #[test]
+    fn row_local_reads_are_aligned_and_shifted() {
+        let h = husk(&row_reads()).unwrap();
+        assert_eq!(h.aligned, vec!["xs".to_string(), "cs".to_string()]);
+        assert_eq!(h.equal, vec![(Size::param("m"), Size::param("k"))]);
+        check_program(&h.piece).unwrap();
+        let cs = h.piece.array("cs").unwrap().shape.clone();
+        assert_eq!(
+            cs,
+            vec![Size::param(ROWS), Size::param("k"), Size::Const(3)]
+        );
+        // `ts` is read across rows: whole on every device, at its global index.
+        assert_eq!(h.piece.array("ts").unwrap().shape[0], Size::param("n"));
+        let text = h.piece.to_string();
+        assert!(text.contains("husk_offset * ((1i64 * k) * 3i64)"), "{text}");
+        let sizes = ["n", "m", "k"];
+        let value = |v: [i64; 3]| {
+            move |s: &Size| match s {
+                Size::Const(c) => *c,
+                Size::Param(p) => v[sizes.iter().position(|n| n == p).unwrap()],
+            }
+        };
+        assert!(h.holds(value([4, 5, 5])));
+        assert!(!h.holds(value([4, 5, 6])));
+    }
+
+    #[test]
+    fn reads_of_other_rows_or_rows_of_other_extents_are_not_aligned() {
+        let mut p = row_reads();
+        // The same index into an array whose first dimension is not the split one.
+        p.arrays.iter_mut().find(|a| a.name == "cs").unwrap().shape[0] = Size::param("k");
+        assert_eq!(husk(&p).unwrap().aligned, vec!["xs".to_string()]);
+        // The outermost index is not the point's row.
+        let mut p = row_reads();
+        let SegOp::Map(m) = &mut p.kernels[0].op else {
+            unreachable!()
+        };
+        let shifted = Exp::var("i")
+            .plus(Exp::i64(1))
+            .times(Exp::var("m"))
+            .plus(Exp::var("j"))
+            .times(Exp::i64(3));
+        m.body = Body::results(vec![Exp::read("cs", shifted)]);
+        let h = husk(&p).unwrap();
+        assert!(h.aligned.is_empty() && h.equal.is_empty());
     }
 
     #[test]
