@@ -1,6 +1,7 @@
 //! Where kernels run: the interface the host executor drives, implemented by the CPU
 //! reference backend and by CUDA.
 
+use std::any::Any;
 use std::rc::Rc;
 
 use futhark_ir::soacs::KernelDef;
@@ -59,6 +60,29 @@ pub trait Backend {
     }
 }
 
+/// A point recorded in one device's queue by [`PeerBackend::stamp`]; what it holds is that
+/// device's business (an `Instant` on the CPU, an event on a GPU). Type-erased rather than
+/// an associated type so that the timing methods can have defaults (associated type
+/// defaults are not stable Rust).
+pub struct Stamp(Box<dyn Any>);
+
+impl Stamp {
+    pub fn new<T: Any>(point: T) -> Stamp {
+        Stamp(Box::new(point))
+    }
+
+    /// The device's own value, when this stamp is of type `T`.
+    pub fn get<T: Any>(&self) -> Option<&T> {
+        self.0.downcast_ref()
+    }
+}
+
+impl std::fmt::Debug for Stamp {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Stamp")
+    }
+}
+
 /// One device among several: what the multi-device backend ([`crate::Multi`]) needs beyond
 /// [`Backend`] to move elements between devices.
 pub trait PeerBackend: Backend {
@@ -86,5 +110,18 @@ pub trait PeerBackend: Backend {
     /// points do not finish sooner, which the cost model must know.
     fn threads(&self) -> usize {
         1 << 18
+    }
+
+    /// Records a stamp at the current end of the device's queue: it is reached once the
+    /// work queued before it has finished. `None` where the device does not measure time
+    /// (the default); the multi-device backend then keeps its even row splits.
+    fn stamp(&mut self) -> Result<Option<Stamp>> {
+        Ok(None)
+    }
+
+    /// Milliseconds between two stamps of this device (`start` recorded before `end`), or
+    /// `None` while `end` has not been reached yet. Never waits for the device.
+    fn elapsed_ms(&mut self, _start: &Stamp, _end: &Stamp) -> Result<Option<f64>> {
+        Ok(None)
     }
 }

@@ -7,6 +7,7 @@ use std::collections::HashMap;
 use std::rc::Rc;
 
 use futhark_cuda::runtime::device::device_count;
+use futhark_cuda::runtime::peer::TimedMark;
 use futhark_cuda::runtime::{DeviceBuffer, Gpu, nvrtc};
 use futhark_cuda::{GeneratedKernel, generate_program};
 use futhark_ir::soacs::KernelDef;
@@ -14,7 +15,7 @@ use futhark_ir::types::PrimType;
 use futhark_ir::{SegOp, Size};
 use futhark_values::Buffer;
 
-use crate::backend::{Backend, KernelProfile, PeerBackend};
+use crate::backend::{Backend, KernelProfile, PeerBackend, Stamp};
 use crate::error::{ExecError, Result};
 use crate::multi::Multi;
 use crate::prim::{filled, to_vtype};
@@ -338,6 +339,24 @@ impl PeerBackend for CudaDevice {
     fn threads(&self) -> usize {
         // 2048 resident threads per multiprocessor on every architecture the backend targets.
         self.gpu.info.multiprocessors as usize * 2048
+    }
+
+    fn stamp(&mut self) -> Result<Option<Stamp>> {
+        let mark = self.gpu.timed_mark().map_err(backend_err)?;
+        Ok(Some(Stamp::new(mark)))
+    }
+
+    fn elapsed_ms(&mut self, start: &Stamp, end: &Stamp) -> Result<Option<f64>> {
+        match (start.get::<TimedMark>(), end.get::<TimedMark>()) {
+            (Some(a), Some(b)) => Ok(self
+                .gpu
+                .elapsed_ms(a, b)
+                .map_err(backend_err)?
+                .map(f64::from)),
+            _ => Err(ExecError::Backend(
+                "a stamp of another kind of device".into(),
+            )),
+        }
     }
 }
 

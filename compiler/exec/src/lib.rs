@@ -21,7 +21,7 @@ mod special;
 mod timed;
 mod value;
 
-pub use backend::{Backend, KernelProfile, PeerBackend};
+pub use backend::{Backend, KernelProfile, PeerBackend, Stamp};
 pub use cpu::{CpuBackend, run_program as run_kernel_program};
 pub use cuda::{CudaBackend, CudaDevice, cuda_unavailable_reason, gpus_from_env};
 pub use error::{ExecError, Result};

@@ -75,6 +75,13 @@ pub struct StreamMark {
     event: sys::CUevent,
 }
 
+/// A point in a GPU's stream that records when it is reached, for timing work on the GPU
+/// without waiting for it (unlike [`StreamMark`], its event keeps timing on).
+#[derive(Debug)]
+pub struct TimedMark {
+    event: sys::CUevent,
+}
+
 impl Gpu {
     /// Marks the current end of this GPU's stream.
     pub fn mark(&self) -> Result<StreamMark> {
@@ -85,6 +92,39 @@ impl Gpu {
         unsafe { result::event::record(event, self.stream) }
             .map_err(|e| CudaError::driver("cuEventRecord", e))?;
         Ok(StreamMark { event })
+    }
+
+    /// Marks the current end of this GPU's stream with a timed event.
+    pub fn timed_mark(&self) -> Result<TimedMark> {
+        self.bind()?;
+        let event = result::event::create(sys::CUevent_flags::CU_EVENT_DEFAULT)
+            .map_err(|e| CudaError::driver("cuEventCreate", e))?;
+        let mark = TimedMark { event };
+        // SAFETY: the event was just created in this context; the stream is ours. On error
+        // `mark` destroys the event.
+        unsafe { result::event::record(mark.event, self.stream) }
+            .map_err(|e| CudaError::driver("cuEventRecord", e))?;
+        Ok(mark)
+    }
+
+    /// Milliseconds from `start` to `end` (timed marks of this GPU, `start` recorded
+    /// first), or `None` while the stream has not reached `end`. Never blocks.
+    pub fn elapsed_ms(&self, start: &TimedMark, end: &TimedMark) -> Result<Option<f32>> {
+        self.bind()?;
+        let not_ready = |e: &result::DriverError| e.0 == sys::CUresult::CUDA_ERROR_NOT_READY;
+        // `end` reached implies `start` reached: both are on this GPU's one stream.
+        // SAFETY: the event is alive (owned by `end`).
+        match unsafe { result::event::query(end.event) } {
+            Ok(()) => {}
+            Err(e) if not_ready(&e) => return Ok(None),
+            Err(e) => return Err(CudaError::driver("cuEventQuery", e)),
+        }
+        // SAFETY: both events are alive, created with timing and recorded on this stream.
+        match unsafe { result::event::elapsed(start.event, end.event) } {
+            Ok(ms) => Ok(Some(ms)),
+            Err(e) if not_ready(&e) => Ok(None),
+            Err(e) => Err(CudaError::driver("cuEventElapsedTime", e)),
+        }
     }
 
     /// Makes later work on this GPU's stream wait for `mark` (of any GPU), without blocking
@@ -186,6 +226,14 @@ impl Drop for StreamMark {
     fn drop(&mut self) {
         // SAFETY: the event was created by `Gpu::mark`; destroying an event whose record is
         // still pending is allowed (the driver releases it when it completes).
+        let _ = unsafe { result::event::destroy(self.event) };
+    }
+}
+
+impl Drop for TimedMark {
+    fn drop(&mut self) {
+        // SAFETY: the event was created by `Gpu::timed_mark`; as for `StreamMark`, a pending
+        // record does not prevent destroying it.
         let _ = unsafe { result::event::destroy(self.event) };
     }
 }
