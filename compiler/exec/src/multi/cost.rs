@@ -26,9 +26,36 @@ const COMBINE: f64 = 30e-6;
 /// Trip count assumed for a loop whose bound is not known before the launch.
 const UNKNOWN_TRIPS: f64 = 64.0;
 
+/// The estimates behind a decision to split (seconds).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) struct Estimate {
+    /// The launch on one device.
+    pub single: f64,
+    /// The split launch, not counting copies between devices.
+    pub fixed: f64,
+}
+
+impl Estimate {
+    /// Whether splitting pays when `moved` bytes cross between devices.
+    pub fn pays(&self, moved: f64) -> bool {
+        (self.fixed + moved / PEER_BW) * MARGIN < self.single
+    }
+}
+
+/// How much faster a split must be expected to be.
+const MARGIN: f64 = 1.1;
+
 /// `Ok` when the launch should be split, else why not. `later` is what earlier split
 /// launches of this kernel cost afterwards, in bytes copied between devices per launch
 /// (their partitioned results gathered or broadcast for the next launches).
+///
+/// `steady`: the kernel runs repeatedly (a loop's body), so judge it by its steady state:
+/// an aligned input that sits whole on one device is not counted as moved, because once
+/// the kernels around it split, their partitioned results stay where the next iteration's
+/// pieces read them (LocVolCalib's time steps: every kernel reads the previous kernels'
+/// results row by row; counted one kernel at a time from a whole start, none would ever
+/// split). The caller checks that trust against the bytes the kernel's later split
+/// launches actually move ([`Estimate::pays`]).
 ///
 /// `ops` is [`kernel_ops`] for these sizes (the caller keeps it: walking a large body on
 /// every launch of a small kernel costs microseconds, as does formatting a reason, which is
@@ -43,7 +70,8 @@ pub(crate) fn decide<B: Clone>(
     threads: usize,
     later: f64,
     ops: f64,
-) -> Result<(), Declined> {
+    steady: bool,
+) -> Result<Estimate, Declined> {
     let size = |s| size_value(prog, sizes, s);
     let kernel = &prog.kernels[0];
     let space = kernel.op.space();
@@ -84,7 +112,7 @@ pub(crate) fn decide<B: Clone>(
         if h.aligned.contains(&decl.name) {
             let row_len = elems(&decl.shape.iter().skip(1).map(&size).collect::<Vec<_>>());
             let wanted = element_ranges(rows as u64, devices, row_len);
-            if parts.as_ref() != Some(&wanted) && !whole.iter().all(|w| *w) {
+            if parts.as_ref() != Some(&wanted) && !whole.iter().all(|w| *w) && !steady {
                 moved += nbytes * (active - 1) as f64 / active as f64;
             }
         } else {
@@ -97,13 +125,14 @@ pub(crate) fn decide<B: Clone>(
         _ => COMBINE,
     };
     let single = compute(points) + bytes / MEMORY_BW;
-    let split = compute((points / active as f64).ceil())
+    let fixed = compute((points / active as f64).ceil())
         + bytes / MEMORY_BW / active as f64
-        + moved / PEER_BW
         + PER_DEVICE * active as f64
         + combine;
-    if split * 1.1 < single {
-        Ok(())
+    let split = fixed + moved / PEER_BW;
+    let estimate = Estimate { single, fixed };
+    if estimate.pays(moved) {
+        Ok(estimate)
     } else {
         Err(Declined::NotPay {
             single,
@@ -274,7 +303,9 @@ mod tests {
         let sizes = [n as i64, k];
         let ops = kernel_ops(prog, &sizes);
         let arrays = arrays(n, resident);
-        decide(prog, &h, &sizes, &arrays, 2, 1 << 18, 0.0, ops).map_err(|d| d.to_string())
+        decide(prog, &h, &sizes, &arrays, 2, 1 << 18, 0.0, ops, false)
+            .map(|_| ())
+            .map_err(|d| d.to_string())
     }
 
     #[test]
@@ -285,7 +316,9 @@ mod tests {
         let ops = kernel_ops(&prog, &sizes);
         let arrays = arrays(n, true);
         let decide_later = |later: f64| {
-            decide(&prog, &h, &sizes, &arrays, 2, 1 << 18, later, ops).map_err(|d| d.to_string())
+            decide(&prog, &h, &sizes, &arrays, 2, 1 << 18, later, ops, false)
+                .map(|_| ())
+                .map_err(|d| d.to_string())
         };
         decide_later(0.0).unwrap();
         // Its 64 MB result gathered back to one device after every split launch.
@@ -304,6 +337,19 @@ mod tests {
         // 2^30 elements on device 0: moving half costs more than the map saves.
         let why = decide_for(&map(None), 1 << 30, 0, false).unwrap_err();
         assert!(why.contains("would not pay"), "{why}");
+    }
+
+    #[test]
+    fn in_a_steady_state_an_aligned_input_on_one_device_counts_as_partitioned() {
+        let (prog, n) = (map(None), 1usize << 30);
+        let h = husk(&prog).unwrap();
+        let sizes = [n as i64, 0];
+        let ops = kernel_ops(&prog, &sizes);
+        let arrays = arrays(n, false);
+        let est = decide(&prog, &h, &sizes, &arrays, 2, 1 << 18, 0.0, ops, true).unwrap();
+        // Were half the input (2 GB) to move on every launch, it would not pay.
+        assert!(!est.pays((n * 4 / 2) as f64));
+        assert!(est.pays(0.0));
     }
 
     #[test]

@@ -12,11 +12,17 @@
 //! - scans add to each piece the scan of the earlier pieces' totals (the carry);
 //! - histograms fold the other devices' subhistograms into device 0's bucket by bucket.
 //!
+//! A split launch whose row boundaries are free (no aligned input) takes them from the times
+//! its pieces took at the kernel's previous launch ([`balance`]): rows of uneven cost
+//! (mandelbrot) still keep every device busy equally long. `FUTHARK_BALANCE=0` keeps every
+//! split even.
+//!
 //! Copies between devices happen only when an operation needs elements that are not on its
 //! device: broadcasting an input read at arbitrary indices, moving rows into a partition,
 //! or gathering a partitioned array for a kernel that runs whole. With one device every
 //! launch goes straight to it.
 
+mod balance;
 mod cost;
 mod cpu_peer;
 mod helpers;
@@ -104,10 +110,18 @@ struct Plan {
     helpers: Option<helpers::Helpers>,
     /// Arrays some kernel of the program writes.
     written: Vec<usize>,
+    /// Launches that reached the cost model, and whether the last of them was split.
+    launches: u64,
+    last_split: bool,
+    /// A split launch after a split launch moved more than splitting gains: stop judging
+    /// this kernel by its steady state (see [`cost::decide`]).
+    distrust: bool,
 }
 
 /// `G` devices of one kind behind the [`Backend`] interface.
 pub struct Multi<D: PeerBackend> {
+    /// Declared before `devs` so that its stamps (GPU events) go before their devices.
+    balance: balance::Balancer,
     devs: Vec<D>,
     kernels: HashMap<String, KernelDef>,
     plans: HashMap<String, Plan>,
@@ -129,6 +143,7 @@ impl<D: PeerBackend> Multi<D> {
             return Err(ExecError::Backend("no device to run on".into()));
         }
         Ok(Multi {
+            balance: balance::Balancer::from_env(),
             devs,
             kernels: HashMap::new(),
             plans: HashMap::new(),
@@ -140,6 +155,18 @@ impl<D: PeerBackend> Multi<D> {
 
     pub fn set_policy(&mut self, policy: SplitPolicy) {
         self.policy = policy;
+    }
+
+    /// Whether split launches may take uneven rows from measured times (on unless
+    /// `FUTHARK_BALANCE=0`); switching forgets what was measured.
+    pub fn set_balancing(&mut self, on: bool) {
+        self.balance.set_enabled(on);
+    }
+
+    /// For each kernel whose launches are balanced, by name: the rows of each device at its
+    /// next split launch.
+    pub fn row_splits(&self) -> Vec<(String, Vec<Range<u64>>)> {
+        self.balance.all()
     }
 
     /// How many devices launches may be spread over.
@@ -189,6 +216,9 @@ impl<D: PeerBackend> Multi<D> {
                 ops: None,
                 helpers: None,
                 written,
+                launches: 0,
+                last_split: false,
+                distrust: false,
             }
         })
     }
@@ -235,6 +265,7 @@ impl<D: PeerBackend> Multi<D> {
         }
     }
 
+    /// Runs the launch split over the devices; the bytes it copied between them.
     fn launch_split(
         &mut self,
         kd: &KernelDef,
@@ -242,11 +273,17 @@ impl<D: PeerBackend> Multi<D> {
         hp: &helpers::Helpers,
         sizes: &[i64],
         arrays: &mut [Rc<MultiBuf<D::Buf>>],
-    ) -> Result<()> {
+    ) -> Result<u64> {
         let prog = &kd.program;
         let size_of = |s: &Size| size_value(prog, sizes, s);
         let n = size_of(&h.split).max(0) as u64;
-        let rows = split_rows(n, self.devs.len());
+        // Rows may be uneven only where no input is partitioned by them: aligned inputs
+        // follow the even split (as the cost model assumes), and other rows would move them.
+        let (rows, timed) = if self.balance.enabled() && h.aligned.is_empty() {
+            self.balance.rows(&kd.name, n, &mut self.devs)?
+        } else {
+            (split_rows(n, self.devs.len()), false)
+        };
         let active: Vec<usize> = (0..self.devs.len())
             .filter(|&g| rows[g].end > rows[g].start)
             .collect();
@@ -268,8 +305,7 @@ impl<D: PeerBackend> Multi<D> {
                     // Scratch: each device its own, nothing to copy in or keep.
                     self.devs[g].alloc(decl.elem, a.len.max(1))?
                 } else if h.aligned.contains(&decl.name) {
-                    let rl = row_len(i);
-                    let ranges = element_ranges(n, self.devs.len(), rl);
+                    let ranges = row_elements(&rows, row_len(i));
                     place::partition(&mut self.devs, a, &ranges, &mut moved)?[g]
                         .clone()
                         .ok_or_else(|| ExecError::Backend("missing partition".into()))?
@@ -303,12 +339,23 @@ impl<D: PeerBackend> Multi<D> {
         }
         // Launch only once every device has its inputs: a copy waits for everything queued
         // on its source device, so launching a piece before the next device's copies would
-        // make those copies (and that device) wait for the piece.
+        // make those copies (and that device) wait for the piece. A timed piece is bracketed
+        // by stamps in its device's queue, after its copies, read at a later launch.
+        let mut stamps: balance::Stamps = (0..self.devs.len()).map(|_| None).collect();
         for (j, &g) in active.iter().enumerate() {
             let r = &rows[g];
             let mut piece_sizes = sizes.to_vec();
             piece_sizes.extend([r.start as i64, (r.end - r.start) as i64]);
+            let start = if timed { self.devs[g].stamp()? } else { None };
             self.devs[g].launch(&hp.piece, &piece_sizes, &mut per_dev[j])?;
+            if let Some(start) = start
+                && let Some(end) = self.devs[g].stamp()?
+            {
+                stamps[g] = Some((start, end));
+            }
+        }
+        if timed {
+            self.balance.measured(&kd.name, &rows, stamps);
         }
         let result_idx: Vec<usize> = h
             .results
@@ -343,7 +390,7 @@ impl<D: PeerBackend> Multi<D> {
         match &h.combine {
             Combine::Rows => {
                 for &i in &result_idx {
-                    let ranges = element_ranges(n, self.devs.len(), row_len(i));
+                    let ranges = row_elements(&rows, row_len(i));
                     let mut parts = vec![None; self.devs.len()];
                     for (j, &g) in active.iter().enumerate() {
                         parts[g] = Some(per_dev[j][i].clone());
@@ -382,7 +429,7 @@ impl<D: PeerBackend> Multi<D> {
                 let carried =
                     helpers::combine_scan(&mut self.devs, hp, &elems_t, pieces, &mut moved)?;
                 for (&i, parts_i) in result_idx.iter().zip(carried) {
-                    let ranges = element_ranges(n, self.devs.len(), row_len(i));
+                    let ranges = row_elements(&rows, row_len(i));
                     let mut parts = vec![None; self.devs.len()];
                     for (g, b) in parts_i {
                         parts[g] = Some(b);
@@ -408,7 +455,7 @@ impl<D: PeerBackend> Multi<D> {
         }
         let st = self.stats.entry(kd.name.clone()).or_default();
         st.moved += moved;
-        Ok(())
+        Ok(moved)
     }
 }
 
@@ -425,10 +472,15 @@ pub(crate) fn size_value(prog: &KernelProgram, sizes: &[i64], s: &Size) -> i64 {
     }
 }
 
-/// The element ranges of `rows` rows of `row_len` elements each, split over `devices`.
+/// The element ranges of `rows` rows of `row_len` elements each, split evenly over
+/// `devices`.
 fn element_ranges(rows: u64, devices: usize, row_len: usize) -> Vec<Range<usize>> {
-    split_rows(rows, devices)
-        .into_iter()
+    row_elements(&split_rows(rows, devices), row_len)
+}
+
+/// The element ranges of row ranges, rows of `row_len` elements each.
+fn row_elements(rows: &[Range<u64>], row_len: usize) -> Vec<Range<usize>> {
+    rows.iter()
         .map(|r| r.start as usize * row_len..r.end as usize * row_len)
         .collect()
 }
@@ -523,7 +575,24 @@ impl<D: PeerBackend> Backend for Multi<D> {
             }
             None => cost::kernel_ops(&kd.program, sizes),
         };
-        let decision = cost::decide(&kd.program, &h, sizes, arrays, g, threads, later, ops);
+        // A kernel launched before is judged by its steady state, unless that trust failed.
+        let (steady, after_split) = self.plans.get_mut(&kd.name).map_or((false, false), |p| {
+            let seen = (p.launches > 0 && !p.distrust, p.last_split);
+            p.launches += 1;
+            p.last_split = false;
+            seen
+        });
+        let decision = cost::decide(
+            &kd.program,
+            &h,
+            sizes,
+            arrays,
+            g,
+            threads,
+            later,
+            ops,
+            steady,
+        );
         if policy == SplitPolicy::Auto
             && let Err(why) = decision
         {
@@ -546,8 +615,19 @@ impl<D: PeerBackend> Backend for Multi<D> {
                 hp
             }
         };
-        self.launch_split(kd, &h, &hp, sizes, arrays)?;
+        let moved = self.launch_split(kd, &h, &hp, sizes, arrays)?;
         self.stats.entry(kd.name.clone()).or_default().split += 1;
+        if let Some(p) = self.plans.get_mut(&kd.name) {
+            p.last_split = true;
+            // The second split in a row moves what the steady state moves: if that is more
+            // than splitting gains, the neighbours did not split along (their results reach
+            // this kernel whole), so count moves from now on.
+            if let (Ok(est), true, true) = (decision, steady, after_split)
+                && !est.pays(moved as f64 + later)
+            {
+                p.distrust = true;
+            }
+        }
         Ok(())
     }
 
@@ -574,6 +654,16 @@ impl<D: PeerBackend> Backend for Multi<D> {
                     ),
                     _ => String::new(),
                 };
+                let balanced = match self.balance.balanced(name) {
+                    Some(rows) if st.split > 0 => {
+                        let rows: Vec<String> = rows
+                            .iter()
+                            .map(|r| format!("{}..{}", r.start, r.end))
+                            .collect();
+                        format!("; rows balanced by measured time: {}", rows.join(", "))
+                    }
+                    _ => String::new(),
+                };
                 let what = if st.split > 0 && st.whole == 0 {
                     format!("split over {} GPUs", self.devs.len())
                 } else {
@@ -585,7 +675,7 @@ impl<D: PeerBackend> Backend for Multi<D> {
                     }
                 };
                 out.push(KernelProfile {
-                    name: format!("(husk) {name}: {what}{later}; between GPUs"),
+                    name: format!("(husk) {name}: {what}{balanced}{later}; between GPUs"),
                     launches: st.split + st.whole,
                     total_ms: 0.0,
                     bytes: st.moved,
