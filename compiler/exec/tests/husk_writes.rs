@@ -82,7 +82,9 @@ fn row_local_reads_take_only_the_pieces_rows() {
     // Over the 1 KiB below which uploads go to every device from the host.
     let n = 30i64;
     let m = 8i64;
-    let rows: Vec<Vec<i64>> = (0..n).map(|i| (0..m).map(|j| i * m + j).collect()).collect();
+    let rows: Vec<Vec<i64>> = (0..n)
+        .map(|i| (0..m).map(|j| i * m + j).collect())
+        .collect();
     let text = |xss: &[Vec<i64>]| {
         let rows: Vec<String> = xss
             .iter()

@@ -9,9 +9,10 @@ use std::rc::Rc;
 use futhark_ir::husk::{Combine, Husk};
 use futhark_ir::{Exp, KernelProgram, Stm};
 
+#[cfg(test)]
+use super::element_ranges;
 use super::place::MultiBuf;
-use super::{element_ranges, size_value};
-use crate::value::elems;
+use super::size_value;
 
 /// Device-memory bandwidth assumed for one device (bytes/s); H200-class.
 const MEMORY_BW: f64 = 3.0e12;
@@ -96,6 +97,7 @@ pub(crate) fn decide<B: Clone>(
     let compute = |p: f64| (p / wave).ceil() * wave * ops.max(1.0) * OP_TIME;
     // Bytes that must cross between devices before the pieces can run.
     let mut moved = later;
+    let mut gather = 0.0;
     for (decl, a) in prog.arrays.iter().zip(arrays) {
         let nbytes = (a.len * a.elem.size_bytes()) as f64;
         let (whole, parts) = a.layout();
@@ -109,10 +111,13 @@ pub(crate) fn decide<B: Clone>(
             }
             continue;
         }
+        if parts.is_some() && !whole[0] {
+            // Kept whole, device 0 would first gather what the others hold.
+            gather += nbytes * (devices - 1) as f64 / devices as f64;
+        }
         if h.aligned.contains(&decl.name) {
-            let row_len = elems(&decl.shape.iter().skip(1).map(&size).collect::<Vec<_>>());
-            let wanted = element_ranges(rows as u64, devices, row_len);
-            if parts.as_ref() != Some(&wanted) && !whole.iter().all(|w| *w) && !steady {
+            // Partitioned rows, even or not, are what the pieces take (`common_rows`).
+            if parts.is_none() && !whole.iter().all(|w| *w) && !steady {
                 moved += nbytes * (active - 1) as f64 / active as f64;
             }
         } else {
@@ -124,7 +129,9 @@ pub(crate) fn decide<B: Clone>(
         Combine::Rows => 0.0,
         _ => COMBINE,
     };
-    let single = compute(points) + bytes / MEMORY_BW;
+    // A whole launch gathers its partitioned inputs first: in a chain of kernels that keep
+    // their results partitioned, keeping one kernel whole costs those copies.
+    let single = compute(points) + bytes / MEMORY_BW + gather / PEER_BW;
     let fixed = compute((points / active as f64).ceil())
         + bytes / MEMORY_BW / active as f64
         + PER_DEVICE * active as f64
@@ -321,8 +328,10 @@ mod tests {
                 .map_err(|d| d.to_string())
         };
         decide_later(0.0).unwrap();
-        // Its 64 MB result gathered back to one device after every split launch.
-        let why = decide_later(32e6).unwrap_err();
+        // Its 64 MB result gathered back to one device after every split launch, and more
+        // (its other consumers' broadcasts) than keeping it whole costs (gathering its
+        // partitioned 64 MB input).
+        let why = decide_later(200e6).unwrap_err();
         assert!(why.contains("would not pay"), "{why}");
     }
 

@@ -277,9 +277,17 @@ impl<D: PeerBackend> Multi<D> {
         let prog = &kd.program;
         let size_of = |s: &Size| size_value(prog, sizes, s);
         let n = size_of(&h.split).max(0) as u64;
-        // Rows may be uneven only where no input is partitioned by them: aligned inputs
-        // follow the even split (as the cost model assumes), and other rows would move them.
-        let (rows, timed) = if self.balance.enabled() && h.aligned.is_empty() {
+        // Elements per row of each array that is split with the rows.
+        let row_len = |i: usize| -> usize {
+            let shape = &prog.arrays[i].shape;
+            elems(&shape.iter().skip(1).map(size_of).collect::<Vec<_>>())
+        };
+        // Aligned inputs already partitioned alike give their rows (no copy: a balanced
+        // kernel's consumers follow it); without aligned inputs the rows are free, and
+        // balanced by measured time; otherwise they are even.
+        let (rows, timed) = if let Some(rows) = common_rows(prog, h, arrays, n, &row_len) {
+            (rows, false)
+        } else if self.balance.enabled() && h.aligned.is_empty() {
             self.balance.rows(&kd.name, n, &mut self.devs)?
         } else {
             (split_rows(n, self.devs.len()), false)
@@ -288,11 +296,6 @@ impl<D: PeerBackend> Multi<D> {
             .filter(|&g| rows[g].end > rows[g].start)
             .collect();
         let mut moved = 0u64;
-        // Elements per row of each array that is split with the rows.
-        let row_len = |i: usize| -> usize {
-            let shape = &prog.arrays[i].shape;
-            elems(&shape.iter().skip(1).map(size_of).collect::<Vec<_>>())
-        };
         let mut per_dev: Vec<Vec<D::Buf>> = Vec::with_capacity(active.len());
         for &g in &active {
             let r = &rows[g];
@@ -479,6 +482,43 @@ fn element_ranges(rows: u64, devices: usize, row_len: usize) -> Vec<Range<usize>
 }
 
 /// The element ranges of row ranges, rows of `row_len` elements each.
+/// The row ranges every partitioned aligned input of `h` shares (uneven ones included), when
+/// there is at least one and they agree; `None` otherwise.
+fn common_rows<B: Clone>(
+    prog: &KernelProgram,
+    h: &Husk,
+    arrays: &[Rc<MultiBuf<B>>],
+    n: u64,
+    row_len: &dyn Fn(usize) -> usize,
+) -> Option<Vec<Range<u64>>> {
+    let mut common: Option<Vec<Range<u64>>> = None;
+    for (i, decl) in prog.arrays.iter().enumerate() {
+        if !h.aligned.contains(&decl.name) {
+            continue;
+        }
+        let Some(parts) = arrays.get(i)?.layout().1 else {
+            continue;
+        };
+        let rl = row_len(i);
+        if rl == 0 || parts.iter().any(|r| r.start % rl != 0 || r.end % rl != 0) {
+            return None;
+        }
+        let rows: Vec<Range<u64>> = parts
+            .iter()
+            .map(|r| (r.start / rl) as u64..(r.end / rl) as u64)
+            .collect();
+        if rows.last().map(|r| r.end) != Some(n) || rows.first().map(|r| r.start) != Some(0) {
+            return None;
+        }
+        match &common {
+            Some(c) if *c != rows => return None,
+            Some(_) => {}
+            None => common = Some(rows),
+        }
+    }
+    common
+}
+
 fn row_elements(rows: &[Range<u64>], row_len: usize) -> Vec<Range<usize>> {
     rows.iter()
         .map(|r| r.start as usize * row_len..r.end as usize * row_len)
