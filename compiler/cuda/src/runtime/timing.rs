@@ -31,6 +31,9 @@ impl KernelStats {
     }
 }
 
+/// Pending launches beyond which the finished ones are folded in as launches are recorded.
+const FOLD_AT: usize = 4096;
+
 /// Pending event pairs and accumulated statistics.
 #[derive(Debug, Default)]
 pub struct Timer {
@@ -70,6 +73,37 @@ impl Timer {
         unsafe { result::event::record(ev, stream) }
             .map_err(|e| CudaError::driver("cuEventRecord", e))?;
         self.pending.push((name.to_string(), bytes, start, ev));
+        if self.pending.len() >= FOLD_AT {
+            self.fold_finished()?;
+        }
+        Ok(())
+    }
+
+    /// Folds the oldest pending launches that have finished into the statistics, without
+    /// waiting: a session that never asks for a report (a notebook, a long benchmark) would
+    /// otherwise keep two events per launch alive for ever.
+    fn fold_finished(&mut self) -> Result<()> {
+        let mut done = 0;
+        for (name, bytes, a, b) in &self.pending {
+            // SAFETY: the event was recorded on this context's stream.
+            match unsafe { result::event::query(*b) } {
+                Ok(()) => {}
+                Err(e) if e.0 == sys::CUresult::CUDA_ERROR_NOT_READY => break,
+                Err(e) => return Err(CudaError::driver("cuEventQuery", e)),
+            }
+            // SAFETY: both events were recorded and the second has completed.
+            let ms = unsafe { result::event::elapsed(*a, *b) }
+                .map_err(|e| CudaError::driver("cuEventElapsedTime", e))?;
+            let s = self.stats.entry(name.clone()).or_default();
+            s.launches += 1;
+            s.total_ms += ms as f64;
+            s.bytes += *bytes;
+            done += 1;
+        }
+        for (_, _, a, b) in self.pending.drain(..done) {
+            self.spare.push(a);
+            self.spare.push(b);
+        }
         Ok(())
     }
 
