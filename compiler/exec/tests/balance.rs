@@ -23,6 +23,11 @@ entry map_rows (n: i64) : []i64 = map row (iota n)
 entry scan_rows (n: i64) : []i64 = scan (+) 0 (map row (iota n))
 
 entry sum_rows (n: i64) : i64 = reduce (+) 0 (map row (iota n))
+
+entry shift_rows (n: i64) : []i64 =
+  let xs = map row (iota n)
+  let s = reduce (+) 0 xs
+  in map (\\x -> x * 2 + s) xs
 ";
 
 /// The rows, as the program computes them.
@@ -161,4 +166,25 @@ fn a_different_size_starts_again_from_the_even_split() {
     // Times over 80 rows say nothing about 60: that launch was split evenly, and its own
     // times are read only at the next launch.
     assert_eq!(next_rows(&mut exec), vec![0..30, 30..60]);
+}
+
+#[test]
+fn consumers_of_balanced_rows_take_them_where_they_are() {
+    let prog = compile("balance_follow", TRIANGLE);
+    let n = 100;
+    let xs = rows(n);
+    let s: i64 = xs.iter().sum();
+    let want = Value::from_vec1(xs.iter().map(|x| x * 2 + s).collect::<Vec<_>>());
+    let mut exec = launch_repeatedly(&prog, "shift_rows", n, 2, 4, true, &want);
+    let split = next_rows(&mut exec);
+    assert!(len(&split[0]) > len(&split[1]), "{split:?}");
+    // The reduction and the map read the balanced rows in place: what crosses between the
+    // devices is the sum, not rows of `xs` (8 bytes each).
+    let profile = exec.backend().profile().unwrap();
+    let moved: u64 = profile
+        .iter()
+        .filter(|p| p.name.starts_with("(husk)") && !p.name.contains("balanced"))
+        .map(|p| p.bytes)
+        .sum();
+    assert!(moved < 4 * 8 * 4, "{moved} bytes moved: {profile:?}");
 }
