@@ -128,3 +128,55 @@ fn row_local_reads_take_only_the_pieces_rows() {
         }
     }
 }
+
+/// A map whose threads each loop over their row three times: computing a row into scratch,
+/// copying it into the first output, copying an input row into the second
+/// (`futhark_opt::promote_loops` makes the row a dimension of the space).
+const ROW_LOOPS: &str = "
+entry main [n][m] (xss: [n][m]i64) (ys: [m]i64) : ([n][m]i64, [n][m]i64) =
+  unzip (map (\\xs ->
+    let row = map (\\j -> xs[j] * 2 + (if j > 0 then xs[j - 1] else 0)) (iota m)
+    in (row, ys)) xss)
+";
+
+#[test]
+fn promoted_row_loops_keep_their_values_whole_and_split() {
+    let mut prog = compile("row_loops", ROW_LOOPS);
+    let before: Vec<usize> = prog
+        .kernels
+        .iter()
+        .map(|k| k.program.kernels[0].op.space().dims.len())
+        .collect();
+    for k in &mut prog.kernels {
+        futhark_opt::promote_loops(&mut k.program);
+    }
+    let after: Vec<usize> = prog
+        .kernels
+        .iter()
+        .map(|k| k.program.kernels[0].op.space().dims.len())
+        .collect();
+    assert!(
+        before.iter().zip(&after).any(|(b, a)| a == &(b + 1)),
+        "no kernel was promoted: {before:?} -> {after:?}\n{prog}"
+    );
+    let args = "[[1i64, 2i64, 3i64], [4i64, 5i64, 6i64], [7i64, 8i64, 9i64], [1i64, 0i64, 1i64]]
+                [10i64, 20i64, 30i64]";
+    let want = "[[2i64, 5i64, 8i64], [8i64, 14i64, 17i64], [14i64, 23i64, 26i64], [2i64, 1i64, 2i64]]
+                [[10i64, 20i64, 30i64], [10i64, 20i64, 30i64], [10i64, 20i64, 30i64], [10i64, 20i64, 30i64]]";
+    // A loop that updates the thread's row in place carries state from one step to the
+    // next: it stays a loop.
+    let mut in_place = compile("in_place_kept", IN_PLACE);
+    let kept = in_place.clone();
+    for k in &mut in_place.kernels {
+        futhark_opt::promote_loops(&mut k.program);
+    }
+    assert_eq!(in_place.kernels, kept.kernels);
+    for devices in 1..=3 {
+        let (got, husks) = run_split(&prog, args, devices);
+        compare_values(&values(want), &got)
+            .unwrap_or_else(|e| panic!("over {devices} devices: {e}\n{prog}"));
+        if devices > 1 {
+            assert!(husks.iter().all(|h| h.contains("split over")), "{husks:?}");
+        }
+    }
+}

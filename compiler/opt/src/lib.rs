@@ -36,6 +36,7 @@ pub use distribute::distribute;
 pub use fusion::fuse;
 pub use inline::inline;
 pub use kernels::extract_kernels;
+pub use kernels::promote::promote_loops;
 pub use simplify::simplify;
 
 /// Why a pass failed: a construct it cannot handle (reported to the user) or a program it

@@ -20,6 +20,7 @@
 //! the index) instead of a materialised array.
 
 mod body;
+pub mod promote;
 mod scalar;
 
 use std::collections::{HashMap, HashSet};
@@ -67,6 +68,11 @@ pub fn extract_kernels(mut prog: Program) -> Result<Program, PassError> {
                 message: format!("made an invalid kernel: {e}\n{}", k.program),
                 unsupported: false,
             });
+        }
+    }
+    if promote::enabled() {
+        for k in &mut kernels {
+            promote::promote_loops(&mut k.program);
         }
     }
     prog.kernels.extend(kernels);
