@@ -94,10 +94,7 @@ impl Timer {
             // SAFETY: both events were recorded and the second has completed.
             let ms = unsafe { result::event::elapsed(*a, *b) }
                 .map_err(|e| CudaError::driver("cuEventElapsedTime", e))?;
-            let s = self.stats.entry(name.clone()).or_default();
-            s.launches += 1;
-            s.total_ms += ms as f64;
-            s.bytes += *bytes;
+            count(&mut self.stats, name, *bytes, ms);
             done += 1;
         }
         for (_, _, a, b) in self.pending.drain(..done) {
@@ -117,10 +114,7 @@ impl Timer {
                 result::event::elapsed(a, b)
                     .map_err(|e| CudaError::driver("cuEventElapsedTime", e))?
             };
-            let s = self.stats.entry(name).or_default();
-            s.launches += 1;
-            s.total_ms += ms as f64;
-            s.bytes += bytes;
+            count(&mut self.stats, &name, bytes, ms);
             self.spare.push(a);
             self.spare.push(b);
         }
@@ -150,4 +144,12 @@ impl Timer {
             let _ = unsafe { result::event::destroy(e) };
         }
     }
+}
+
+/// Adds one finished launch of `name` to the statistics.
+fn count(stats: &mut BTreeMap<String, KernelStats>, name: &str, bytes: u64, ms: f32) {
+    let s = stats.entry(name.to_string()).or_default();
+    s.launches += 1;
+    s.total_ms += ms as f64;
+    s.bytes += bytes;
 }

@@ -246,6 +246,21 @@ impl<D: PeerBackend> Multi<D> {
         Ok(())
     }
 
+    /// Runs the launch whole on device 0 and records why it was not split.
+    fn keep_whole(
+        &mut self,
+        kd: &KernelDef,
+        why: Why,
+        sizes: &[i64],
+        arrays: &mut [Rc<MultiBuf<D::Buf>>],
+        written: &[usize],
+    ) -> Result<()> {
+        let st = self.stats.entry(kd.name.clone()).or_default();
+        st.whole += 1;
+        st.reason = Some(why);
+        self.launch_whole(kd, sizes, arrays, written)
+    }
+
     /// Charges `bytes` copied for `a` to the split kernel that left it partitioned.
     fn charge(&mut self, a: &MultiBuf<D::Buf>, bytes: u64) {
         if bytes > 0
@@ -481,7 +496,6 @@ fn element_ranges(rows: u64, devices: usize, row_len: usize) -> Vec<Range<usize>
     row_elements(&split_rows(rows, devices), row_len)
 }
 
-/// The element ranges of row ranges, rows of `row_len` elements each.
 /// The row ranges every partitioned aligned input of `h` shares (uneven ones included), when
 /// there is at least one and they agree; `None` otherwise.
 fn common_rows<B: Clone>(
@@ -519,6 +533,7 @@ fn common_rows<B: Clone>(
     common
 }
 
+/// The element ranges of row ranges, rows of `row_len` elements each.
 fn row_elements(rows: &[Range<u64>], row_len: usize) -> Vec<Range<usize>> {
     rows.iter()
         .map(|r| r.start as usize * row_len..r.end as usize * row_len)
@@ -583,23 +598,18 @@ impl<D: PeerBackend> Backend for Multi<D> {
         let h = match &plan.husk {
             Ok(h) => h.clone(),
             Err(why) => {
-                let why = why.clone();
-                let st = self.stats.entry(kd.name.clone()).or_default();
-                st.whole += 1;
-                st.reason = Some(Why::Husk(why));
-                return self.launch_whole(kd, sizes, arrays, &written);
+                let why = Why::Husk(why.clone());
+                return self.keep_whole(kd, why, sizes, arrays, &written);
             }
         };
         if size_value(&kd.program, sizes, &h.split) < 1 {
             return self.launch_whole(kd, sizes, arrays, &written);
         }
         if !h.holds(|s| size_value(&kd.program, sizes, s)) {
-            let st = self.stats.entry(kd.name.clone()).or_default();
-            st.whole += 1;
-            st.reason = Some(Why::Husk(Rc::from(
+            let why = Why::Husk(Rc::from(
                 "its row-local reads need sizes that differ in this launch",
-            )));
-            return self.launch_whole(kd, sizes, arrays, &written);
+            ));
+            return self.keep_whole(kd, why, sizes, arrays, &written);
         }
         let threads = self.devs[0].threads();
         let later = self.charged_per_split(&kd.name);
@@ -636,10 +646,7 @@ impl<D: PeerBackend> Backend for Multi<D> {
         if policy == SplitPolicy::Auto
             && let Err(why) = decision
         {
-            let st = self.stats.entry(kd.name.clone()).or_default();
-            st.whole += 1;
-            st.reason = Some(Why::Cost(why));
-            return self.launch_whole(kd, sizes, arrays, &written);
+            return self.keep_whole(kd, Why::Cost(why), sizes, arrays, &written);
         }
         let hp = match &self.plans[&kd.name].helpers {
             Some(hp) => hp.clone(),
