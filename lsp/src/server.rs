@@ -70,7 +70,16 @@ struct Inner {
     state: Mutex<State>,
     /// Serialises publishing, so an older computation never overwrites a newer one.
     publish: tokio::sync::Mutex<()>,
+    /// False from `initialize` (when there are roots to scan) until the workspace scan
+    /// started by `initialized` has loaded its files. Requests that answer over the whole
+    /// workspace wait for it: tower-lsp runs requests concurrently with the `initialized`
+    /// handler, so a first `workspace/symbol` could otherwise see no unopened file.
+    workspace_loaded: tokio::sync::watch::Sender<bool>,
 }
+
+/// How long a workspace-wide request waits for the scan (a client that never sends
+/// `initialized` gets answers over the open files after this).
+const WORKSPACE_WAIT: std::time::Duration = std::time::Duration::from_secs(10);
 
 #[derive(Clone)]
 pub struct Server {
@@ -98,6 +107,7 @@ impl Server {
                     run_results: HashMap::new(),
                 }),
                 publish: tokio::sync::Mutex::new(()),
+                workspace_loaded: tokio::sync::watch::Sender::new(true),
             }),
         }
     }
@@ -134,6 +144,12 @@ impl Server {
             Ok(Err(payload)) => Err(panic_error(payload)),
             Err(_) => Err(Error::internal_error()),
         }
+    }
+
+    /// Waits (bounded) until the workspace scan has loaded its files.
+    async fn workspace_ready(&self) {
+        let mut loaded = self.inner.workspace_loaded.subscribe();
+        let _ = tokio::time::timeout(WORKSPACE_WAIT, loaded.wait_for(|done| *done)).await;
     }
 
     /// Changes the inputs under the state lock (on a thread allowed to block: setting an
@@ -412,6 +428,9 @@ impl LanguageServer for Server {
             .await
             .ok()
             .flatten();
+        if !roots.is_empty() {
+            self.inner.workspace_loaded.send_replace(false);
+        }
         {
             let mut st = self.state();
             st.roots = roots;
@@ -437,6 +456,7 @@ impl LanguageServer for Server {
     async fn initialized(&self, _: InitializedParams) {
         let server = self.clone();
         let _ = tokio::task::spawn_blocking(move || server.load_workspace()).await;
+        self.inner.workspace_loaded.send_replace(true);
     }
 
     async fn shutdown(&self) -> Result<()> {
@@ -538,6 +558,7 @@ impl LanguageServer for Server {
     }
 
     async fn references(&self, params: ReferenceParams) -> Result<Option<Vec<Location>>> {
+        self.workspace_ready().await;
         self.run(move |s| handlers::references::handle(s, params))
             .await
     }
@@ -551,6 +572,7 @@ impl LanguageServer for Server {
     }
 
     async fn rename(&self, params: RenameParams) -> Result<Option<WorkspaceEdit>> {
+        self.workspace_ready().await;
         self.run(move |s| handlers::rename::handle(s, params)).await
     }
 
@@ -576,6 +598,7 @@ impl LanguageServer for Server {
         &self,
         params: WorkspaceSymbolParams,
     ) -> Result<Option<WorkspaceSymbolResponse>> {
+        self.workspace_ready().await;
         self.run(move |s| handlers::workspace_symbol::handle(s, params))
             .await
     }

@@ -101,6 +101,23 @@ def test_unknown_methods(workspace):
         server.close()
 
 
+def test_workspace_symbols_asked_at_once_wait_for_the_scan(tmp_path):
+    """A `workspace/symbol` sent right behind `initialized` must see unopened files: the
+    scan runs beside requests, so the server has to wait for it (a CI run once lost this
+    race). Many files make the scan long enough for a missing wait to show."""
+    for i in range(1500):
+        (tmp_path / f"m{i:04}.fut").write_text(f"def filler_{i} (x: i32) = x + {i}\n")
+    (tmp_path / "zz_last.fut").write_text("def needle_symbol (x: f32) = x * 2\n")
+    server = RawServer(tmp_path)
+    try:
+        server.initialize()
+        res = server.request(2, "workspace/symbol", {"query": "needle_symbol"})
+        names = [(s["name"], s["location"]["uri"].rsplit("/", 1)[1]) for s in res["result"]]
+        assert ("needle_symbol", "zz_last.fut") in names, names
+    finally:
+        server.close()
+
+
 # ---------------------------------------------------------------------------------------
 # Through the client.
 
