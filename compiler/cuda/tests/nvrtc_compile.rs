@@ -207,3 +207,46 @@ fn every_kernel_variant_compiles_with_nvrtc_for_sm_90() {
     );
     assert!(failures.is_empty(), "{}", failures.join("\n\n"));
 }
+
+/// `compile_many` on several threads gives each job its own result, in input order, with the
+/// same cubin as compiling it alone; a broken source fails only its own slot.
+#[test]
+fn compiling_side_by_side_keeps_order_and_results() {
+    if !support::ensure_nvrtc() {
+        println!("skipped: NVRTC not found");
+        return;
+    }
+    let add = Lambda::binop(BinOp::Add, PrimType::F32);
+    let zero = vec![futhark_ir::PrimValue::F32(0.0)];
+    let mut kernels = generate(samples::saxpy("many_map"));
+    kernels.extend(generate(samples::reduce(
+        "many_red",
+        add.clone(),
+        zero.clone(),
+        false,
+        false,
+    )));
+    kernels.extend(generate(samples::scan("many_scan", add, zero, false)));
+    let mut jobs: Vec<(String, String)> = kernels
+        .iter()
+        .map(|k| (k.source.clone(), k.name.clone()))
+        .collect();
+    jobs.insert(1, ("this is not CUDA".into(), "broken".into()));
+    let refs: Vec<(&str, &str)> = jobs.iter().map(|(s, n)| (s.as_str(), n.as_str())).collect();
+    let opts = nvrtc::options("sm_90");
+    let together = nvrtc::compile_many(&refs, &opts, 3);
+    assert_eq!(together.len(), jobs.len());
+    for (i, ((src, name), got)) in jobs.iter().zip(&together).enumerate() {
+        let alone = nvrtc::compile(src, name, &opts);
+        match (alone, got) {
+            (Ok(a), Ok(b)) => assert!(a.cubin == b.cubin, "job {i} ({name}): cubins differ"),
+            (Err(_), Err(e)) => assert!(e.to_string().contains("broken"), "{e}"),
+            (a, b) => panic!(
+                "job {i} ({name}): alone {:?}, together {:?}",
+                a.is_ok(),
+                b.is_ok()
+            ),
+        }
+    }
+    assert!(together[1].is_err() && together[0].is_ok() && together[2].is_ok());
+}

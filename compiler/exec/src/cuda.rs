@@ -134,6 +134,9 @@ impl Backend for CudaDevice {
     }
 
     fn prepare(&mut self, kernels: &[KernelDef]) -> Result<()> {
+        // Generate every module first, then compile them together: NVRTC runs on several
+        // threads, which matters for programs of a hundred kernels (the AD tests).
+        let mut generated = Vec::with_capacity(kernels.len());
         for kd in kernels {
             let mut kp = kd.program.clone();
             for k in &mut kp.kernels {
@@ -141,10 +144,15 @@ impl Backend for CudaDevice {
             }
             let gks = generate_program(&kp)
                 .map_err(|e| ExecError::Unsupported(format!("kernel `{}`: {e}", kd.name)))?;
-            for gk in &gks {
-                self.gpu.load(gk).map_err(backend_err)?;
-            }
-            self.generated.insert(kd.name.clone(), gks.into());
+            generated.push((kd.name.clone(), gks));
+        }
+        let all: Vec<_> = generated
+            .iter()
+            .flat_map(|(_, gks)| gks.iter().cloned())
+            .collect();
+        self.gpu.load_all(&all).map_err(backend_err)?;
+        for (name, gks) in generated {
+            self.generated.insert(name, gks.into());
         }
         Ok(())
     }

@@ -65,18 +65,80 @@ struct Launch {
 impl Gpu {
     /// Compiles (or fetches from the disk cache) and loads a generated kernel.
     pub fn load(&mut self, gk: &GeneratedKernel) -> Result<()> {
+        self.load_all(std::slice::from_ref(gk))
+    }
+
+    /// Compiles (or fetches from the disk cache) and loads several generated kernels: the
+    /// ones not in the cache are compiled side by side (`nvrtc::compile_many`), then every
+    /// module is loaded in order. The first failure in order is returned.
+    pub fn load_all(&mut self, gks: &[GeneratedKernel]) -> Result<()> {
         self.bind()?;
         let arch = self.info.arch();
         let opts = nvrtc::options(&arch);
-        let key = KernelCache::key(&gk.source, &opts, &arch, nvrtc::version()?);
-        let (cubin, from_cache) = match self.cache.get(&key) {
-            Some(c) => (c, true),
-            None => {
-                let c = nvrtc::compile(&gk.source, &gk.name, &opts)?;
-                self.cache.put(&key, &c.cubin);
-                (c.cubin, false)
+        let version = nvrtc::version()?;
+        let keys: Vec<String> = gks
+            .iter()
+            .map(|gk| KernelCache::key(&gk.source, &opts, &arch, version))
+            .collect();
+        let mut cubins: Vec<Option<(Vec<u8>, bool)>> = keys
+            .iter()
+            .map(|k| self.cache.get(k).map(|c| (c, true)))
+            .collect();
+        // Each missing source once (a program may generate the same module twice).
+        let mut first_of: HashMap<&str, usize> = HashMap::new();
+        let mut jobs: Vec<usize> = Vec::new();
+        for (i, c) in cubins.iter().enumerate() {
+            if c.is_none() && !first_of.contains_key(keys[i].as_str()) {
+                first_of.insert(keys[i].as_str(), i);
+                jobs.push(i);
             }
-        };
+        }
+        let sources: Vec<(&str, &str)> = jobs
+            .iter()
+            .map(|&i| (gks[i].source.as_str(), gks[i].name.as_str()))
+            .collect();
+        let compiled = nvrtc::compile_many(&sources, &opts, nvrtc::compile_threads());
+        let mut failures: HashMap<usize, CudaError> = HashMap::new();
+        let mut fresh: HashMap<usize, Vec<u8>> = HashMap::new();
+        for (&i, res) in jobs.iter().zip(compiled) {
+            match res {
+                Ok(c) => {
+                    self.cache.put(&keys[i], &c.cubin);
+                    fresh.insert(i, c.cubin);
+                }
+                Err(e) => {
+                    failures.insert(i, e);
+                }
+            }
+        }
+        for (i, gk) in gks.iter().enumerate() {
+            let (cubin, from_cache) = match cubins[i].take() {
+                Some(c) => c,
+                None => {
+                    let first = first_of[keys[i].as_str()];
+                    if let Some(e) = failures.remove(&first) {
+                        return Err(e);
+                    }
+                    match fresh.get(&first) {
+                        Some(c) => (c.clone(), false),
+                        None => {
+                            // Only a duplicate of a module whose failure was returned
+                            // already could get here, and that returned above.
+                            return Err(CudaError::Nvrtc {
+                                what: gk.name.clone(),
+                                message: "no cubin was compiled for this module".into(),
+                            });
+                        }
+                    }
+                }
+            };
+            self.load_cubin(gk, &cubin, from_cache)?;
+        }
+        Ok(())
+    }
+
+    /// Loads a compiled module and looks up its entry points.
+    fn load_cubin(&mut self, gk: &GeneratedKernel, cubin: &[u8], from_cache: bool) -> Result<()> {
         // SAFETY: `cubin` is a complete cubin image produced by NVRTC for this device.
         let module = unsafe { result::module::load_data(cubin.as_ptr() as *const c_void) }
             .map_err(|e| CudaError::driver("cuModuleLoadData", e))?;

@@ -171,6 +171,72 @@ pub fn compile(source: &str, name: &str, opts: &[String]) -> Result<Compiled> {
     }
 }
 
+/// Compiles several `(source, name)` modules with the same options on up to `threads`
+/// threads, returning the results in input order. NVRTC compiles distinct programs
+/// concurrently, and a program's kernels are independent modules, so a program with a
+/// hundred kernels need not wait for a hundred compilations in a row.
+pub fn compile_many(
+    jobs: &[(&str, &str)],
+    opts: &[String],
+    threads: usize,
+) -> Vec<Result<Compiled>> {
+    let threads = threads.clamp(1, jobs.len().max(1));
+    if threads == 1 {
+        return jobs
+            .iter()
+            .map(|(src, name)| compile(src, name, opts))
+            .collect();
+    }
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let mut slots: Vec<Option<Result<Compiled>>> = (0..jobs.len()).map(|_| None).collect();
+    let done: Vec<Vec<(usize, Result<Compiled>)>> = std::thread::scope(|scope| {
+        let workers: Vec<_> = (0..threads)
+            .map(|_| {
+                scope.spawn(|| {
+                    let mut mine = Vec::new();
+                    loop {
+                        let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                        let Some((src, name)) = jobs.get(i) else {
+                            break;
+                        };
+                        mine.push((i, compile(src, name, opts)));
+                    }
+                    mine
+                })
+            })
+            .collect();
+        workers
+            .into_iter()
+            .map(|w| {
+                w.join()
+                    .unwrap_or_else(|payload| std::panic::resume_unwind(payload))
+            })
+            .collect()
+    });
+    for (i, r) in done.into_iter().flatten() {
+        slots[i] = Some(r);
+    }
+    slots
+        .into_iter()
+        .map(|r| r.unwrap_or(Err(CudaError::NoNvrtc)))
+        .collect()
+}
+
+/// How many threads compile a program's kernels: `FUTHARK_NVRTC_THREADS`, else the
+/// machine's parallelism (at most 16: beyond it, memory grows faster than the speed-up).
+pub fn compile_threads() -> usize {
+    std::env::var("FUTHARK_NVRTC_THREADS")
+        .ok()
+        .and_then(|v| v.parse::<usize>().ok())
+        .filter(|&n| n > 0)
+        .unwrap_or_else(|| {
+            std::thread::available_parallelism()
+                .map(|n| n.get())
+                .unwrap_or(1)
+                .min(16)
+        })
+}
+
 /// # Safety
 /// `prog` must be a live program.
 unsafe fn program_log(prog: sys::nvrtcProgram) -> Result<String> {
