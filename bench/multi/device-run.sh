@@ -8,7 +8,8 @@
 #                                                   compared case by case (G defaults to 2);
 #                                                   SHARD=K/N tests part K of N of the files
 #   bash bench/multi/device-run.sh bench [G...]     T(1)/T(G) for the benchmark set (RUNS=k: runs per row; SPLIT=always|never
-#                                                   overrides the cost model; ONLY=regex picks rows), the
+#                                                   overrides the cost model; ONLY=regex picks rows;
+#                                                   FUTHARK_PROMOTE_LOOPS/FUTHARK_BALANCE tag the rows), the
 #                                                   1-GPU overhead against the single-GPU
 #                                                   binary of before, and peer bandwidth
 #
@@ -105,7 +106,7 @@ bench)
         printf '%s\t%s\t\t\t\tskipped: failed with G = %s\n' "$name" "$g" "${gs[0]}" | tee -a "$out/bench.tsv"
         continue
       fi
-      tag="$(echo "$name" | tr -c 'a-zA-Z0-9' '_')-g$g${SPLIT:+-$SPLIT}${FUTHARK_BALANCE:+-b$FUTHARK_BALANCE}"
+      tag="$(echo "$name" | tr -c 'a-zA-Z0-9' '_')-g$g${SPLIT:+-$SPLIT}${FUTHARK_BALANCE:+-b$FUTHARK_BALANCE}${FUTHARK_PROMOTE_LOOPS:+-p$FUTHARK_PROMOTE_LOOPS}"
       # SPLIT=always|never: override the cost model (a comparison row).
       timeout "${BENCH_TIMEOUT:-120}" $bin bench --backend cuda --gpus "$g" ${SPLIT:+--split "$SPLIT"} --runs "${RUNS:-${runs:-5}}" --budget 20 --profile \
         --input "$input" -e "$entry" --json "$d/$tag.json" "$prog" \
