@@ -87,6 +87,7 @@ pub fn lower_file(db: &dyn Db, root: File) -> Result<Program, CompileError> {
     let mut infos = Vec::new();
     let mut imps = Vec::new();
     let mut paths = Vec::new();
+    let mut texts = Vec::new();
     for &f in &order {
         let parsed = parse(db, f);
         errors.extend(parsed.errors.iter().cloned());
@@ -107,6 +108,7 @@ pub fn lower_file(db: &dyn Db, root: File) -> Result<Program, CompileError> {
                 .collect::<Vec<_>>(),
         );
         paths.push(f.path(db).display().to_string());
+        texts.push(f.text(db).clone());
     }
     if !errors.is_empty() {
         return Err(CompileError::Check(errors));
@@ -117,6 +119,7 @@ pub fn lower_file(db: &dyn Db, root: File) -> Result<Program, CompileError> {
         .map(|(i, f)| SourceUnit {
             id: f.id(db),
             path: &paths[i],
+            source: &texts[i],
             ast: &asts[i],
             info: &infos[i].info,
             imports: &imps[i],

@@ -276,11 +276,15 @@ impl<B: Backend> Executor<B> {
                 Ok(vec![Val::Arr(self.concat(arrs, size, pat, env)?)])
             }
             Exp::Copy(name) => Ok(vec![self.subexp(&SubExp::Var(name.clone()), env)?]),
-            Exp::Assert { cond, msg } => {
+            Exp::Assert { cond, msg, args } => {
                 if as_bool(self.prim(cond, env)?)? {
                     Ok(Vec::new())
                 } else {
-                    Err(ExecError::runtime(format!("Assertion is false: {msg}")))
+                    let mut values = Vec::with_capacity(args.len());
+                    for a in args {
+                        values.push(self.prim(a, env)?);
+                    }
+                    Err(ExecError::runtime(fill_message(msg, &values)))
                 }
             }
             Exp::If {
@@ -707,4 +711,24 @@ fn bind_pat<D>(pat: &Pat, vals: Vec<Val<D>>, env: &mut Env<D>) -> Result<()> {
         env.insert(p.name.clone(), v);
     }
     Ok(())
+}
+
+/// An assertion's message with its holes filled: integers print bare (`Range 5...1 is
+/// invalid.`, as the interpreter says it), other values in Futhark's syntax.
+fn fill_message(msg: &str, values: &[PrimValue]) -> String {
+    let shown: Vec<String> = values
+        .iter()
+        .map(|v| match *v {
+            PrimValue::I8(x) => x.to_string(),
+            PrimValue::I16(x) => x.to_string(),
+            PrimValue::I32(x) => x.to_string(),
+            PrimValue::I64(x) => x.to_string(),
+            PrimValue::U8(x) => x.to_string(),
+            PrimValue::U16(x) => x.to_string(),
+            PrimValue::U32(x) => x.to_string(),
+            PrimValue::U64(x) => x.to_string(),
+            other => other.to_string(),
+        })
+        .collect();
+    futhark_ir::soacs::message::fill(msg, &shown)
 }

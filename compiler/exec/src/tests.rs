@@ -323,7 +323,71 @@ fn run_time_errors_use_futharks_wording() {
         vec![Value::scalar(-1i32)],
     );
     let msg = asserted.expect_err("assertion").to_string();
-    assert!(msg.contains("Assertion is false"), "{msg}");
+    assert!(msg.contains("Assertion is false: x > 0 (at "), "{msg}");
+}
+
+/// Ranges that run the wrong way or step by zero fail as the interpreter says it, with
+/// their bounds; valid ones (including `a...a` and empty `a..<a`) run.
+#[test]
+fn invalid_ranges_fail_with_their_bounds() {
+    /// Source, arguments, and the elements or the error text.
+    type Case = (&'static str, Vec<i32>, Result<Vec<i32>, &'static str>);
+    let cases: [Case; 8] = [
+        (
+            "entry main (a: i32) (b: i32) = a...b",
+            vec![5, 1],
+            Err("Range 5...1 is invalid."),
+        ),
+        (
+            "entry main (a: i32) (b: i32) = a..<b",
+            vec![5, 0],
+            Err("Range 5..<0 is invalid."),
+        ),
+        (
+            "entry main (a: i32) (b: i32) = a..>b",
+            vec![0, 5],
+            Err("Range 0..>5 is invalid."),
+        ),
+        (
+            "entry main (a: i32) (s: i32) = a..s...5",
+            vec![1, 1],
+            Err("Range 1..1...5 is invalid."),
+        ),
+        (
+            "entry main (a: i32) (s: i32) = a..s..<5",
+            vec![5, 4],
+            Err("Range 5..4..<5 is invalid."),
+        ),
+        (
+            "entry main (a: i32) (s: i32) = a..s...a",
+            vec![3, 3],
+            Err("Range 3..3...3 is invalid."),
+        ),
+        (
+            "entry main (a: i32) (s: i32) = a..s...a",
+            vec![3, 7],
+            Ok(vec![3]),
+        ),
+        (
+            "entry main (a: i32) (b: i32) = a..<b",
+            vec![4, 4],
+            Ok(vec![]),
+        ),
+    ];
+    for (src, args, want) in cases {
+        let args: Vec<Value> = args.into_iter().map(Value::scalar).collect();
+        let got = run_source(src, "main", args.clone());
+        match want {
+            Err(msg) => {
+                let err = got.expect_err(src).to_string();
+                assert!(err.contains(msg), "{src} {args:?}: {err}");
+            }
+            Ok(xs) => {
+                let out = got.unwrap_or_else(|e| panic!("{src} {args:?}: {e}"));
+                assert_eq!(out, vec![Value::from_vec1(xs)], "{src}");
+            }
+        }
+    }
 }
 
 #[test]
@@ -349,4 +413,25 @@ fn cuda_backend_says_why_it_cannot_run() {
             .expect("no device, no backend");
         assert_eq!(err, ExecError::Backend(reason));
     }
+}
+
+/// A row that is not a row-major block of memory (here an iota-based row fused into the
+/// map that flattens it) is copied into per-thread storage before it is reshaped; this was
+/// "reshaping a row inside a kernel thread" before.
+#[test]
+fn rows_that_are_not_plain_memory_can_be_reshaped() {
+    let src = "
+entry main (m: i64) (b: i64) (xs: [m][b]u32) : [m * b]u32 =
+  let is = map (map2 (\\i x -> i64.u32 x + i) (iota b)) xs
+  let flat = flatten is
+  in map2 (\\i x -> u32.i64 (x + i)) (iota (m * b)) flat
+";
+    let xs = Value::from_vec(vec![2, 3], vec![1u32, 2, 3, 4, 5, 6]).unwrap();
+    let out = run_source(
+        src,
+        "main",
+        vec![Value::scalar(2i64), Value::scalar(3i64), xs],
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(out, vec![Value::from_vec1(vec![1u32, 4, 7, 7, 10, 13])]);
 }

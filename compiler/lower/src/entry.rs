@@ -68,11 +68,19 @@ impl<'a> Lowerer<'a> {
                             Type::Prim(PrimType::Bool),
                             IExp::CmpOp(CmpOp::Eq, d.clone(), w.clone()),
                         );
-                        let msg = format!(
+                        let msg = futhark_ir::soacs::message::escape(&format!(
                             "entry point `{}`: the input sizes do not match its type",
                             e.name
+                        ));
+                        let args = Vec::new();
+                        this.emit(
+                            Pat::default(),
+                            IExp::Assert {
+                                cond: ok,
+                                msg,
+                                args,
+                            },
                         );
-                        this.emit(Pat::default(), IExp::Assert { cond: ok, msg });
                         fixed.insert(dn.clone(), w);
                     }
                 }

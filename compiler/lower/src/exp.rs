@@ -268,8 +268,24 @@ impl<'a> Lowerer<'a> {
             ExpKind::Assert { cond, body } => {
                 let c = self.exp(cond, ctx)?;
                 let c = atom(&c, span)?;
-                let msg = format!("assertion failed at {}", self.location(cond.span));
-                self.emit(Pat::default(), IExp::Assert { cond: c, msg });
+                // As the interpreter says it: the condition's text, without its parentheses.
+                let text = self.source_text(cond.span).trim();
+                let text = text
+                    .strip_prefix('(')
+                    .and_then(|t| t.strip_suffix(')'))
+                    .unwrap_or(text);
+                let msg = futhark_ir::soacs::message::escape(&format!(
+                    "Assertion is false: {text} (at {})",
+                    self.location(span)
+                ));
+                self.emit(
+                    Pat::default(),
+                    IExp::Assert {
+                        cond: c,
+                        msg,
+                        args: Vec::new(),
+                    },
+                );
                 self.exp(body, ctx)
             }
             ExpKind::Error => Err(LowerError::internal(Some(span), "erroneous expression")),
@@ -277,13 +293,28 @@ impl<'a> Lowerer<'a> {
     }
 
     /// `path:byte` of a span, for run-time messages.
+    /// `path:line:col-col` (or `path:line:col-line:col`) of a span, as the interpreter
+    /// writes locations.
     pub fn location(&self, span: Span) -> String {
-        let path = self
-            .files
+        let Some(f) = self.files.get(&span.file) else {
+            return String::new();
+        };
+        let lines = futhark_syntax::LineIndex::new(f.source);
+        let (l0, c0) = lines.line_col(span.start);
+        let (l1, c1) = lines.line_col(span.end.max(span.start + 1) - 1);
+        if l0 == l1 {
+            format!("{}:{l0}:{c0}-{c1}", f.path)
+        } else {
+            format!("{}:{l0}:{c0}-{l1}:{c1}", f.path)
+        }
+    }
+
+    /// The source text of a span (empty when the file's text is not at hand).
+    pub fn source_text(&self, span: Span) -> &'a str {
+        self.files
             .get(&span.file)
-            .map(|f| f.path.clone())
-            .unwrap_or_default();
-        format!("{path}:{}", span.start)
+            .and_then(|f| f.source.get(span.start as usize..span.end as usize))
+            .unwrap_or("")
     }
 
     /// The value of a literal, typed as the checker decided (or as `want` for patterns).

@@ -6,7 +6,7 @@
 //! same size but whose IR sizes differ syntactically) becomes a `reshape`, which checks the
 //! size at run time.
 
-use futhark_ir::soacs::{BinOp, DimIndex, Exp as IExp, SubExp, Type, UnOp};
+use futhark_ir::soacs::{BinOp, CmpOp, DimIndex, Exp as IExp, Pat, SubExp, Type, UnOp};
 use futhark_ir::types::PrimType;
 use futhark_syntax::Span;
 use futhark_syntax::ast::{
@@ -353,7 +353,7 @@ impl<'a> Lowerer<'a> {
         let b = atom(&self.exp(end, ctx)?, end.span)?;
         // Work in i64 for the count.
         let a64 = self.int_to_i64(a.clone());
-        let b64 = self.int_to_i64(b);
+        let b64 = self.int_to_i64(b.clone());
         let step64 = match &second {
             Some(s) => {
                 let s64 = self.int_to_i64(s.clone());
@@ -365,6 +365,7 @@ impl<'a> Lowerer<'a> {
                 1
             }),
         };
+        self.check_range(&a, second.as_ref(), &b, (&a64, &step64, &b64), kind);
         let i64t = Type::Prim(PrimType::I64);
         let n = match (kind, step64.as_i64()) {
             (RangeKind::UpToExclusive, Some(1)) => self.sub64(b64, a64),
@@ -405,6 +406,93 @@ impl<'a> Lowerer<'a> {
             },
         );
         Ok(Value::Atom(r, ty))
+    }
+}
+
+impl<'a> Lowerer<'a> {
+    /// Fails as the interpreter does (`Range 5...1 is invalid.`) when a range is empty the
+    /// wrong way round or its step is zero: `a...z` and `a..<z` need `a <= z`, `a..>z`
+    /// needs `a >= z`; with a second element, the step must point from `a` towards `z`
+    /// (`a...z` with `a == z` is fine with any nonzero step).
+    fn check_range(
+        &mut self,
+        a: &SubExp,
+        second: Option<&SubExp>,
+        z: &SubExp,
+        (a64, step64, z64): (&SubExp, &SubExp, &SubExp),
+        kind: RangeKind,
+    ) {
+        let bool_t = Type::Prim(PrimType::Bool);
+        let cmp = |this: &mut Self, op: CmpOp, x: &SubExp, y: &SubExp| {
+            this.bind(
+                "range_ok",
+                bool_t.clone(),
+                IExp::CmpOp(op, x.clone(), y.clone()),
+            )
+        };
+        let and = |this: &mut Self, x: SubExp, y: SubExp| {
+            this.bind("range_ok", bool_t.clone(), IExp::BinOp(BinOp::LogAnd, x, y))
+        };
+        let or = |this: &mut Self, x: SubExp, y: SubExp| {
+            this.bind("range_ok", bool_t.clone(), IExp::BinOp(BinOp::LogOr, x, y))
+        };
+        let zero = SubExp::i64(0);
+        let ok = match (kind, step64.as_i64()) {
+            (RangeKind::Inclusive | RangeKind::UpToExclusive, Some(1)) => {
+                cmp(self, CmpOp::SLe, a64, z64)
+            }
+            (RangeKind::DownToExclusive, Some(-1)) => cmp(self, CmpOp::SLe, z64, a64),
+            _ => {
+                // The step must point from `a` towards `z`; `a...z` with `a == z` is one
+                // element whatever the (nonzero) step.
+                let up = |this: &mut Self| {
+                    let rising = cmp(this, CmpOp::SLt, &zero, step64);
+                    let le = cmp(this, CmpOp::SLe, a64, z64);
+                    (rising.clone(), and(this, rising, le))
+                };
+                let down = |this: &mut Self| {
+                    let falling = cmp(this, CmpOp::SLt, step64, &zero);
+                    let ge = cmp(this, CmpOp::SLe, z64, a64);
+                    (falling.clone(), and(this, falling, ge))
+                };
+                match kind {
+                    RangeKind::UpToExclusive => up(self).1,
+                    RangeKind::DownToExclusive => down(self).1,
+                    RangeKind::Inclusive => {
+                        let (rising, rise) = up(self);
+                        let (falling, fall) = down(self);
+                        let either = or(self, rise, fall);
+                        let nonzero = or(self, rising, falling);
+                        let same = cmp(self, CmpOp::Eq, a64, z64);
+                        let one = and(self, same, nonzero);
+                        or(self, either, one)
+                    }
+                }
+            }
+        };
+        let op = match kind {
+            RangeKind::Inclusive => "...",
+            RangeKind::UpToExclusive => "..<",
+            RangeKind::DownToExclusive => "..>",
+        };
+        let (msg, args) = match second {
+            Some(s) => (
+                format!("Range {{}}..{{}}{op}{{}} is invalid."),
+                vec![a.clone(), s.clone(), z.clone()],
+            ),
+            None => (
+                format!("Range {{}}{op}{{}} is invalid."),
+                vec![a.clone(), z.clone()],
+            ),
+        };
+        self.emit(
+            Pat::default(),
+            IExp::Assert {
+                cond: ok,
+                msg,
+                args,
+            },
+        );
     }
 }
 

@@ -59,6 +59,8 @@ pub struct SourceUnit<'a> {
     pub id: FileId,
     /// The file's path (for messages).
     pub path: &'a str,
+    /// The file's text (assertion messages quote their conditions).
+    pub source: &'a str,
     pub ast: &'a SourceFile,
     pub info: &'a TypeInfo,
     /// Each `import "…"` of the file, as written, with the file it resolves to.
@@ -107,6 +109,7 @@ pub fn lower_program<'a>(ctx: &'a CheckContext, files: &[SourceUnit<'a>], root: 
                 imports,
                 is_prelude: true,
                 path: pf.path.to_string(),
+                source: pf.source,
             }),
         );
     }
@@ -119,6 +122,7 @@ pub fn lower_program<'a>(ctx: &'a CheckContext, files: &[SourceUnit<'a>], root: 
                 imports: f.imports.iter().cloned().collect(),
                 is_prelude: false,
                 path: f.path.to_string(),
+                source: f.source,
             }),
         );
     }

@@ -30,6 +30,7 @@ pub struct FileInput<'a> {
     pub imports: HashMap<String, FileId>,
     pub is_prelude: bool,
     pub path: String,
+    pub source: &'a str,
 }
 
 /// A specialisation of a definition: the IR function made for one shape of arguments.

@@ -406,8 +406,20 @@ impl Checker<'_> {
                 }
             }
             Exp::Copy(a) => one(self.var(a)?),
-            Exp::Assert { cond, .. } => {
+            Exp::Assert { cond, msg, args } => {
                 self.expect_prim(cond, PrimType::Bool, "assertion")?;
+                let holes = super::message::holes(msg);
+                if holes != args.len() {
+                    return self.err(format!(
+                        "assertion message {msg:?} has {holes} holes for {} values",
+                        args.len()
+                    ));
+                }
+                for a in args {
+                    if !matches!(self.subexp(a)?, Type::Prim(_)) {
+                        return self.err("an assertion's message values must be scalars".into());
+                    }
+                }
                 Ok(vec![])
             }
             Exp::If {

@@ -32,6 +32,7 @@
 
 pub mod check;
 pub mod copies;
+pub mod message;
 pub mod ops;
 pub mod print;
 pub mod syntax;

@@ -277,7 +277,11 @@ fn simple_exp(e: &Exp) -> String {
         Exp::Rearrange { perm, arr } => format!("rearrange(({}), {arr})", list(perm)),
         Exp::Concat { arrs, size } => format!("concat@{size}({})", arrs.join(", ")),
         Exp::Copy(a) => format!("copy({a})"),
-        Exp::Assert { cond, msg } => format!("assert({cond}, {msg:?})"),
+        Exp::Assert { cond, msg, args } if args.is_empty() => format!("assert({cond}, {msg:?})"),
+        Exp::Assert { cond, msg, args } => {
+            let args: Vec<String> = args.iter().map(|a| a.to_string()).collect();
+            format!("assert({cond}, {msg:?}, {})", args.join(", "))
+        }
         Exp::Apply { func, args, ret } => format!("{func}({}) : {}", list(args), tuple(ret)),
         Exp::Launch(l) => {
             let args: Vec<String> = l

@@ -410,10 +410,12 @@ pub enum Exp {
     },
     /// A fresh copy (the result is unique).
     Copy(Name),
-    /// Fails with `msg` when `cond` is false; binds nothing.
+    /// Fails when `cond` is false, with `msg` as the error's text, each `{}` in it replaced
+    /// by the value of the next of `args` (e.g. a range's bounds); binds nothing.
     Assert {
         cond: SubExp,
         msg: String,
+        args: Vec<SubExp>,
     },
     If {
         cond: SubExp,

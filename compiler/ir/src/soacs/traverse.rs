@@ -180,7 +180,10 @@ impl Collect {
                 arrs.iter().for_each(|a| self.name(a));
                 self.se(size);
             }
-            Exp::Assert { cond, .. } => self.se(cond),
+            Exp::Assert { cond, args, .. } => {
+                self.se(cond);
+                args.iter().for_each(|a| self.se(a));
+            }
             Exp::If {
                 cond,
                 then_body,
@@ -441,7 +444,10 @@ impl<'a> Rewriter<'a> {
                 arrs.iter_mut().for_each(|a| self.name(a));
                 self.se(size);
             }
-            Exp::Assert { cond, .. } => self.se(cond),
+            Exp::Assert { cond, args, .. } => {
+                self.se(cond);
+                args.iter_mut().for_each(|a| self.se(a));
+            }
             Exp::If {
                 cond,
                 then_body,

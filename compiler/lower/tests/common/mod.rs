@@ -17,6 +17,7 @@ pub fn lower_file(db: &Database, root: File) -> Result<Lowered, Vec<Diagnostic>>
     let mut infos = Vec::new();
     let mut imps = Vec::new();
     let mut paths = Vec::new();
+    let mut texts = Vec::new();
     for &f in &order {
         let parsed = parse(db, f);
         errors.extend(parsed.errors.iter().cloned());
@@ -37,6 +38,7 @@ pub fn lower_file(db: &Database, root: File) -> Result<Lowered, Vec<Diagnostic>>
                 .collect::<Vec<_>>(),
         );
         paths.push(f.path(db).display().to_string());
+        texts.push(f.text(db).clone());
     }
     if !errors.is_empty() {
         return Err(errors);
@@ -47,6 +49,7 @@ pub fn lower_file(db: &Database, root: File) -> Result<Lowered, Vec<Diagnostic>>
         .map(|(i, f)| SourceUnit {
             id: f.id(db),
             path: &paths[i],
+            source: &texts[i],
             ast: &asts[i],
             info: &infos[i].info,
             imports: &imps[i],

@@ -769,8 +769,21 @@ impl Translator<'_> {
                     })?;
                     dims.push(d);
                 }
-                let v = reshaped(self.view(arr)?, dims)
-                    .ok_or("reshaping a row inside a kernel thread")?;
+                let src = self.view(arr)?;
+                let v = match src {
+                    // The same value at every index, whatever the shape.
+                    View::Replicate { .. } => src,
+                    src => match reshaped(src.clone(), dims.clone()) {
+                        Some(v) => v,
+                        None => {
+                            // A view that is not a row-major block (a slice, a transposed
+                            // row, an iota) is first copied into per-thread storage.
+                            let ty = self.type_of(arr)?;
+                            let copy = self.materialize(KVal::Array(src), &ty, out)?;
+                            reshaped(copy, dims).ok_or("reshaping a row inside a kernel thread")?
+                        }
+                    },
+                };
                 self.env.insert(one()?.name.clone(), KVal::Array(v));
             }
             Exp::Assert { .. } => {}
