@@ -7,7 +7,7 @@
 #                                                   --gpus G --split always over the corpus,
 #                                                   compared case by case (G defaults to 2);
 #                                                   SHARD=K/N tests part K of N of the files
-#   bash bench/multi/device-run.sh bench [G...]     T(1)/T(G) for the benchmark set (RUNS=k: runs per row; SPLIT=always|never
+#   bash bench/multi/device-run.sh bench [G...]     T(1)/T(G) for the benchmark set (RUNS=k: runs per row, cfd 3; SPLIT=always|never
 #                                                   overrides the cost model; ONLY=regex picks rows;
 #                                                   FUTHARK_PROMOTE_LOOPS/FUTHARK_BALANCE tag the rows), the
 #                                                   1-GPU overhead against the single-GPU
@@ -88,7 +88,7 @@ bench)
     "tunnel 10f32 16000²|$B/accelerate/tunnel/tunnel.fut|main|$d/tunnel.in"
     "nbody 100k bodies|$B/accelerate/nbody/nbody.fut|main|$d/nbody.in"
     "LocVolCalib large|$B/finpar/LocVolCalib.fut|main|$B/finpar/LocVolCalib-data/large.in"
-    "cfd 193K elements|$B/rodinia/cfd/cfd.fut|main|$d/cfd.in|1"
+    "cfd 193K elements|$B/rodinia/cfd/cfd.fut|main|$d/cfd.in|3"
     "resident reduce: make 2^30|$here/resident.fut|reduce_resident|$d/res0.in"
     "resident reduce: make + 10 reduces|$here/resident.fut|reduce_resident|$d/res10.in"
     "resident map: make 2^30|$here/resident.fut|map_resident|$d/res0.in"
@@ -108,7 +108,7 @@ bench)
       fi
       tag="$(echo "$name" | tr -c 'a-zA-Z0-9' '_')-g$g${SPLIT:+-$SPLIT}${FUTHARK_BALANCE:+-b$FUTHARK_BALANCE}${FUTHARK_PROMOTE_LOOPS:+-p$FUTHARK_PROMOTE_LOOPS}"
       # SPLIT=always|never: override the cost model (a comparison row).
-      timeout "${BENCH_TIMEOUT:-120}" $bin bench --backend cuda --gpus "$g" ${SPLIT:+--split "$SPLIT"} --runs "${RUNS:-${runs:-5}}" --budget 20 --profile \
+      timeout "${BENCH_TIMEOUT:-120}" $bin bench --backend cuda --gpus "$g" ${SPLIT:+--split "$SPLIT"} --runs "${runs:-${RUNS:-5}}" --budget 20 --profile \
         --input "$input" -e "$entry" --json "$d/$tag.json" "$prog" \
         > "$d/$tag.txt" 2> "$d/$tag.err"
       st=$?
