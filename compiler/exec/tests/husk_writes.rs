@@ -147,9 +147,7 @@ fn promoted_row_loops_keep_their_values_whole_and_split() {
         .iter()
         .map(|k| k.program.kernels[0].op.space().dims.len())
         .collect();
-    for k in &mut prog.kernels {
-        futhark_opt::promote_loops(&mut k.program);
-    }
+    futhark_opt::promote_program_loops(&mut prog);
     let after: Vec<usize> = prog
         .kernels
         .iter()
@@ -167,9 +165,7 @@ fn promoted_row_loops_keep_their_values_whole_and_split() {
     // next: it stays a loop.
     let mut in_place = compile("in_place_kept", IN_PLACE);
     let kept = in_place.clone();
-    for k in &mut in_place.kernels {
-        futhark_opt::promote_loops(&mut k.program);
-    }
+    futhark_opt::promote_program_loops(&mut in_place);
     assert_eq!(in_place.kernels, kept.kernels);
     for devices in 1..=3 {
         let (got, husks) = run_split(&prog, args, devices);
@@ -179,4 +175,58 @@ fn promoted_row_loops_keep_their_values_whole_and_split() {
             assert!(husks.iter().all(|h| h.contains("split over")), "{husks:?}");
         }
     }
+}
+
+/// Row loops of two different bounds (`m` and `k`): the promoted dimension spans the larger
+/// and each loop is skipped past its own bound; the launch passes that extent.
+const TWO_BOUNDS: &str = "
+entry main [n][m][k] (xss: [n][m]i64) (ys: [k]i64) : ([n][m]i64, [n][k]i64) =
+  unzip (map (\\xs ->
+    let row = map (\\j -> xs[j] * 2 + (if j > 0 then xs[j - 1] else 0)) (iota m)
+    in (row, ys)) xss)
+";
+
+#[test]
+fn row_loops_of_different_bounds_promote_to_the_larger() {
+    let mut prog = compile("two_bounds", TWO_BOUNDS);
+    let sizes_before: Vec<usize> = prog.kernels.iter().map(|k| k.program.sizes.len()).collect();
+    futhark_opt::promote_program_loops(&mut prog);
+    let sizes_after: Vec<usize> = prog.kernels.iter().map(|k| k.program.sizes.len()).collect();
+    assert!(
+        sizes_before
+            .iter()
+            .zip(&sizes_after)
+            .any(|(b, a)| a == &(b + 1)),
+        "no kernel gained an extent: {sizes_before:?} -> {sizes_after:?}\n{prog}"
+    );
+    let xss = "[[1i64, 2i64, 3i64], [4i64, 5i64, 6i64]]";
+    let row = "[[2i64, 5i64, 8i64], [8i64, 14i64, 17i64]]";
+    // k below, above and equal to m, and empty.
+    for (ys, want_ys) in [
+        ("[10i64, 20i64]", "[[10i64, 20i64], [10i64, 20i64]]"),
+        (
+            "[10i64, 20i64, 30i64, 40i64, 50i64]",
+            "[[10i64, 20i64, 30i64, 40i64, 50i64], [10i64, 20i64, 30i64, 40i64, 50i64]]",
+        ),
+        (
+            "[7i64, 8i64, 9i64]",
+            "[[7i64, 8i64, 9i64], [7i64, 8i64, 9i64]]",
+        ),
+        ("empty([0]i64)", "empty([2][0]i64)"),
+    ] {
+        let args = format!("{xss} {ys}");
+        let want = format!("{row} {want_ys}");
+        for devices in 1..=3 {
+            let (got, _) = run_split(&prog, &args, devices);
+            compare_values(&values(&want), &got)
+                .unwrap_or_else(|e| panic!("ys = {ys}, over {devices} devices: {e}\n{prog}"));
+        }
+    }
+    // m empty and k not: the extent is still k (rows of no elements split too).
+    let (got, _) = run_split(&prog, "empty([2][0]i64) [1i64, 2i64]", 2);
+    compare_values(
+        &values("empty([2][0]i64) [[1i64, 2i64], [1i64, 2i64]]"),
+        &got,
+    )
+    .unwrap_or_else(|e| panic!("m = 0: {e}\n{prog}"));
 }

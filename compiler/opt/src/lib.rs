@@ -37,6 +37,7 @@ pub use fusion::fuse;
 pub use inline::inline;
 pub use kernels::extract_kernels;
 pub use kernels::promote::promote_loops;
+pub use kernels::promote_program_loops;
 pub use simplify::simplify;
 
 /// Why a pass failed: a construct it cannot handle (reported to the user) or a program it

@@ -28,6 +28,12 @@ pub struct LoadedKernel {
     funcs: HashMap<String, sys::CUfunction>,
     /// Dynamic shared memory each entry has been opted in to.
     shared_limit: HashMap<String, usize>,
+    /// Answers of the driver's occupancy queries, which depend only on the entry and the
+    /// launch shape (asked on every launch otherwise, some microseconds each):
+    /// `(entry, block, shared) -> resident blocks per multiprocessor`, and the suggested
+    /// block per entry. Few entries per kernel, so a list.
+    occupancy: Vec<(String, u32, usize, u32)>,
+    suggested: Vec<(String, u32)>,
     /// Whether the cubin came from the disk cache.
     pub from_cache: bool,
 }
@@ -157,6 +163,8 @@ impl Gpu {
                 module,
                 funcs,
                 shared_limit: HashMap::new(),
+                occupancy: Vec::new(),
+                suggested: Vec::new(),
                 from_cache,
             },
         ) {
@@ -393,6 +401,14 @@ impl Gpu {
 
     /// Resident blocks per multiprocessor for an entry.
     fn occupancy(&mut self, kernel: &str, entry: &str, block: u32, shared: usize) -> Result<u32> {
+        if let Some(lk) = self.kernels.get(kernel)
+            && let Some(&(.., n)) = lk
+                .occupancy
+                .iter()
+                .find(|(e, b, s, _)| e == entry && *b == block && *s == shared)
+        {
+            return Ok(n);
+        }
         let f = self.func(kernel, entry)?;
         self.allow_shared(kernel, entry, shared)?;
         // SAFETY: `f` is a loaded function.
@@ -400,17 +416,30 @@ impl Gpu {
             result::occupancy::max_active_block_per_multiprocessor(f, block as i32, shared)
         }
         .map_err(|e| CudaError::driver("cuOccupancyMaxActiveBlocksPerMultiprocessor", e))?;
-        Ok(n.max(1) as u32)
+        let n = n.max(1) as u32;
+        if let Some(lk) = self.kernels.get_mut(kernel) {
+            lk.occupancy.push((entry.to_string(), block, shared, n));
+        }
+        Ok(n)
     }
 
     /// The block size the driver suggests for an entry without shared memory.
     fn suggested_block(&mut self, kernel: &str, entry: &str) -> Result<u32> {
+        if let Some(lk) = self.kernels.get(kernel)
+            && let Some(&(_, b)) = lk.suggested.iter().find(|(e, _)| e == entry)
+        {
+            return Ok(b);
+        }
         let f = self.func(kernel, entry)?;
         // SAFETY: `f` is a loaded function; no shared-memory callback.
         let (_, block) = unsafe { result::occupancy::max_potential_block_size(f, None, 0, 1024) }
             .map_err(|e| CudaError::driver("cuOccupancyMaxPotentialBlockSize", e))?;
         // Whole warps only: the reductions' shuffles assume them.
-        Ok(((block.max(32) as u32) / 32) * 32)
+        let block = ((block.max(32) as u32) / 32) * 32;
+        if let Some(lk) = self.kernels.get_mut(kernel) {
+            lk.suggested.push((entry.to_string(), block));
+        }
+        Ok(block)
     }
 
     /// Opts an entry in to more than 48 KiB of dynamic shared memory when it needs it.

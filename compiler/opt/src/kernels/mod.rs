@@ -70,13 +70,68 @@ pub fn extract_kernels(mut prog: Program) -> Result<Program, PassError> {
             });
         }
     }
+    prog.kernels.extend(kernels);
     if promote::enabled() {
-        for k in &mut kernels {
-            promote::promote_loops(&mut k.program);
+        promote_program_loops(&mut prog);
+    }
+    Ok(prog)
+}
+
+/// Loop promotion ([`promote`]) over a whole program: every kernel program whose loops
+/// qualify, and the launches of those that gained extent size parameters.
+pub fn promote_program_loops(prog: &mut Program) {
+    let mut ns = NameSource::for_program(prog);
+    let mut widened: HashMap<Name, Vec<Vec<usize>>> = HashMap::new();
+    for k in &mut prog.kernels {
+        let extents = promote::promote_loops(&mut k.program);
+        if !extents.is_empty() {
+            widened.insert(k.name.clone(), extents);
         }
     }
-    prog.kernels.extend(kernels);
-    Ok(prog)
+    if !widened.is_empty() {
+        for f in &mut prog.funs {
+            pass_extents(&mut f.body, &widened, &mut ns);
+        }
+    }
+}
+
+/// Makes every launch of a kernel program that loop promotion gave extent size parameters
+/// pass them: each the largest of the launch's values for the listed size positions.
+fn pass_extents(body: &mut Body, widened: &HashMap<Name, Vec<Vec<usize>>>, ns: &mut NameSource) {
+    let mut stms = Vec::with_capacity(body.stms.len());
+    for mut stm in std::mem::take(&mut body.stms) {
+        crate::util::inner_bodies_mut(&mut stm.exp, &mut |b| pass_extents(b, widened, ns));
+        if let Exp::Launch(l) = &mut stm.exp
+            && let Some(extents) = widened.get(&l.kernel)
+        {
+            for idx in extents {
+                let mut acc: Option<SubExp> = None;
+                for &i in idx {
+                    let Some(v) = l.sizes.get(i).cloned() else {
+                        continue;
+                    };
+                    acc = Some(match acc {
+                        None => v,
+                        Some(a) => {
+                            let n = ns.fresh("extent");
+                            stms.push(Stm::new(
+                                futhark_ir::soacs::Pat::new(vec![futhark_ir::soacs::Param::new(
+                                    &n,
+                                    Type::Prim(futhark_ir::types::PrimType::I64),
+                                )]),
+                                Exp::BinOp(futhark_ir::soacs::BinOp::SMax, a, v),
+                            ));
+                            SubExp::Var(n)
+                        }
+                    });
+                }
+                l.sizes
+                    .push(acc.unwrap_or(SubExp::Const(PrimValue::I64(0))));
+            }
+        }
+        stms.push(stm);
+    }
+    body.stms = stms;
 }
 
 /// Host statements that kernels may read as views.

@@ -13,34 +13,71 @@
 //! H100 wave) fills the device, its output rows are written by neighbouring threads, and
 //! pieces split over GPUs get faster instead of keeping each thread's serial loop.
 //!
-//! Off unless `FUTHARK_PROMOTE_LOOPS=1`: its effect on the GPU has not been timed yet.
+//! Loops of different bounds (`for j < B1`, `for k < B2`, both size parameters) promote too:
+//! the new dimension's extent is a size parameter added to the program, which its launches
+//! pass as the largest of the bounds (see [`promote_loops`]), and each loop becomes `if j < B`.
+//! A later loop may read back only what a loop of the same bound wrote.
+//!
+//! On unless `FUTHARK_PROMOTE_LOOPS=0`. On an H200 it took LocVolCalib large from 280 to
+//! 198 ms (`bench/results/multi-gpu-4gpu.md`, run 6).
 
 use std::collections::HashSet;
 
-use futhark_ir::{BinOp, Exp, Kernel, KernelProgram, PrimType, SegMap, SegOp, SegSpace, Size, Stm};
+use futhark_ir::{
+    BinOp, CmpOp, Exp, Kernel, KernelProgram, Name, PrimType, SegMap, SegOp, SegSpace, Size, Stm,
+};
 
-/// Whether the pass is asked for (`FUTHARK_PROMOTE_LOOPS=1`).
+/// Whether the pass runs: unless `FUTHARK_PROMOTE_LOOPS=0`.
 pub fn enabled() -> bool {
-    std::env::var("FUTHARK_PROMOTE_LOOPS").is_ok_and(|v| v == "1")
+    std::env::var("FUTHARK_PROMOTE_LOOPS").as_deref() != Ok("0")
 }
 
 /// Promotes the loops of every kernel of `prog` that qualifies; the others are unchanged.
-pub fn promote_loops(prog: &mut KernelProgram) {
+///
+/// Returns one entry per size parameter the promotion appended to `prog.sizes`: the
+/// positions (in `prog.sizes`) of the size parameters whose largest value each launch must
+/// pass for it. Empty when no kernel needed one (or nothing changed).
+#[must_use = "launches of the program must pass the sizes it gained"]
+pub fn promote_loops(prog: &mut KernelProgram) -> Vec<Vec<usize>> {
     let mut out = prog.clone();
+    let mut added = Vec::new();
     let mut changed = false;
-    for k in &mut out.kernels {
-        if let Some(op) = promoted(prog, k) {
-            k.op = op;
-            changed = true;
+    for i in 0..out.kernels.len() {
+        let Some((op, extent)) = promoted(prog, &out.kernels[i]) else {
+            continue;
+        };
+        if let Some((name, bounds)) = extent {
+            let taken = out.sizes.contains(&name)
+                || out.arrays.iter().any(|a| a.name == name)
+                || out.kernels.iter().any(|k| k.name == name);
+            if taken {
+                continue;
+            }
+            let idx: Option<Vec<usize>> = bounds
+                .iter()
+                .map(|b| prog.sizes.iter().position(|s| s == b))
+                .collect();
+            let Some(idx) = idx else { continue };
+            out.sizes.push(name);
+            added.push(idx);
         }
+        out.kernels[i].op = op;
+        changed = true;
     }
     // Only a program that still checks replaces the original.
     if changed && futhark_ir::check_program(&out).is_ok() {
         *prog = out;
+        added
+    } else {
+        Vec::new()
     }
 }
 
-fn promoted(prog: &KernelProgram, k: &Kernel) -> Option<SegOp> {
+/// The promoted operation, and for loops of different bounds the name of the extent size
+/// parameter to add with the bounds it is the largest of.
+type Promoted = (SegOp, Option<(Name, Vec<Name>)>);
+
+fn promoted(prog: &KernelProgram, k: &Kernel) -> Option<Promoted> {
     let SegOp::Map(m) = &k.op else { return None };
     if !m.outputs.is_empty() || !m.body.results.is_empty() {
         return None;
@@ -54,30 +91,33 @@ fn promoted(prog: &KernelProgram, k: &Kernel) -> Option<SegOp> {
     if !prefix.iter().all(|s| matches!(s, Stm::Let { .. })) {
         return None;
     }
-    // Every loop `for var < B` with the same bound `B`, a size parameter.
+    // Every loop `for var < B` with `B` a size parameter.
     let mut vars = Vec::new();
     let mut bodies = Vec::new();
-    let mut bound: Option<&Exp> = None;
+    let mut bounds: Vec<Name> = Vec::new();
     for s in loops {
         let Stm::For {
             var,
-            bound: b,
+            bound: Exp::Var(b),
             body,
         } = s
         else {
             return None;
         };
-        match bound {
-            Some(b0) if b0 != b => return None,
-            _ => bound = Some(b),
+        if !prog.sizes.contains(b) {
+            return None;
         }
         vars.push(var.clone());
         bodies.push(body);
+        bounds.push(b.clone());
     }
-    let extent = match bound? {
-        Exp::Var(v) if prog.sizes.contains(v) => Size::Param(v.clone()),
-        _ => return None,
-    };
+    let mut distinct: Vec<Name> = Vec::new();
+    for b in &bounds {
+        if !distinct.contains(b) {
+            distinct.push(b.clone());
+        }
+    }
+    let uniform = distinct.len() == 1;
     // Each written array: written once, at `base + var` with `base` fixed per thread.
     let mut writes: Vec<(String, Exp, usize)> = Vec::new();
     for (i, body) in bodies.iter().enumerate() {
@@ -114,7 +154,10 @@ fn promoted(prog: &KernelProgram, k: &Kernel) -> Option<SegOp> {
                             return;
                         }
                         ok &= writes.iter().any(|(w, base, at)| {
-                            w == a && *at < i && same_offset(idx, base, &vars[i])
+                            w == a
+                                && *at < i
+                                && bounds[*at] == bounds[i]
+                                && same_offset(idx, base, &vars[i])
                         });
                     })
                 },
@@ -156,7 +199,9 @@ fn promoted(prog: &KernelProgram, k: &Kernel) -> Option<SegOp> {
     }
     let j = format!("{}_promoted", vars[0]);
     let flat = format!("{}_promoted", m.space.flat);
-    if bound_names.contains(&j) || bound_names.contains(&flat) {
+    let extent_name = format!("{j}_extent");
+    if bound_names.contains(&j) || bound_names.contains(&flat) || bound_names.contains(&extent_name)
+    {
         return None;
     }
     let mut stms = Vec::new();
@@ -176,17 +221,36 @@ fn promoted(prog: &KernelProgram, k: &Kernel) -> Option<SegOp> {
         stms.push(Stm::let_(&m.space.flat, PrimType::I64, old_flat));
     }
     stms.extend(prefix.iter().cloned());
-    for (v, body) in vars.iter().zip(&bodies) {
-        stms.push(Stm::let_(v, PrimType::I64, Exp::var(&j)));
-        stms.extend(body.iter().cloned());
+    for ((v, body), b) in vars.iter().zip(&bodies).zip(&bounds) {
+        let mut each = vec![Stm::let_(v, PrimType::I64, Exp::var(&j))];
+        each.extend(body.iter().cloned());
+        if uniform {
+            stms.extend(each);
+        } else {
+            // The extent is the largest bound: points beyond this loop's bound skip it.
+            stms.push(Stm::If {
+                cond: Exp::cmp(CmpOp::Lt, Exp::var(&j), Exp::var(b)),
+                then_branch: each,
+                else_branch: Vec::new(),
+            });
+        }
     }
+    let (extent, added) = if uniform {
+        (Size::Param(distinct[0].clone()), None)
+    } else {
+        (
+            Size::Param(extent_name.clone()),
+            Some((extent_name, distinct)),
+        )
+    };
     let mut dims = m.space.dims.clone();
     dims.push((j, extent));
-    Some(SegOp::Map(SegMap {
+    let op = SegOp::Map(SegMap {
         space: SegSpace { flat, dims },
         body: futhark_ir::Body::new(stms, Vec::new()),
         outputs: Vec::new(),
-    }))
+    });
+    Some((op, added))
 }
 
 /// Checks one loop body: no nested loop, assignments only to variables it declares, and
