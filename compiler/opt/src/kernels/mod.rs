@@ -26,7 +26,8 @@ mod scalar;
 use std::collections::{HashMap, HashSet};
 
 use futhark_ir::soacs::{
-    Body, Exp, KernelArg, KernelDef, Launch, Name, NameSource, Program, Soac, Stm, SubExp, Type,
+    BinOp, Body, Exp, KernelArg, KernelDef, Launch, Name, NameSource, Pat, Program, Soac, Stm,
+    SubExp, Type,
 };
 use futhark_ir::types::PrimValue;
 use futhark_ir::{
@@ -105,33 +106,43 @@ fn pass_extents(body: &mut Body, widened: &HashMap<Name, Vec<Vec<usize>>>, ns: &
             && let Some(extents) = widened.get(&l.kernel)
         {
             for idx in extents {
-                let mut acc: Option<SubExp> = None;
-                for &i in idx {
-                    let Some(v) = l.sizes.get(i).cloned() else {
-                        continue;
-                    };
-                    acc = Some(match acc {
-                        None => v,
-                        Some(a) => {
-                            let n = ns.fresh("extent");
-                            stms.push(Stm::new(
-                                futhark_ir::soacs::Pat::new(vec![futhark_ir::soacs::Param::new(
-                                    &n,
-                                    Type::Prim(futhark_ir::types::PrimType::I64),
-                                )]),
-                                Exp::BinOp(futhark_ir::soacs::BinOp::SMax, a, v),
-                            ));
-                            SubExp::Var(n)
-                        }
-                    });
-                }
-                l.sizes
-                    .push(acc.unwrap_or(SubExp::Const(PrimValue::I64(0))));
+                let bounds: Vec<SubExp> = idx
+                    .iter()
+                    .filter_map(|&i| l.sizes.get(i).cloned())
+                    .collect();
+                let extent = fold_i64(BinOp::SMax, bounds, "extent", ns, &mut stms);
+                l.sizes.push(extent.unwrap_or(SubExp::i64(0)));
             }
         }
         stms.push(stm);
     }
     body.stms = stms;
+}
+
+/// Folds `values` left to right with the `i64` operator `op` in host statements appended to
+/// `out`, each intermediate bound to a fresh name from `stem`; `None` when there are none.
+fn fold_i64(
+    op: BinOp,
+    values: impl IntoIterator<Item = SubExp>,
+    stem: &str,
+    ns: &mut NameSource,
+    out: &mut Vec<Stm>,
+) -> Option<SubExp> {
+    let mut acc: Option<SubExp> = None;
+    for v in values {
+        acc = Some(match acc {
+            None => v,
+            Some(a) => {
+                let n = ns.fresh(stem);
+                out.push(Stm::new(
+                    Pat::one(&n, Type::Prim(PrimValue::I64(0).ty())),
+                    Exp::BinOp(op, a, v),
+                ));
+                SubExp::Var(n)
+            }
+        });
+    }
+    acc
 }
 
 /// Host statements that kernels may read as views.
@@ -330,23 +341,10 @@ impl<'a> Extractor<'a> {
                 Size::Const(c) => SubExp::i64(*c),
                 Size::Param(p) => SubExp::Var(p.clone()),
             };
-            let mut acc: Option<SubExp> = None;
-            for (_, d) in &space.dims {
-                let d = host(d);
-                acc = Some(match acc {
-                    None => d,
-                    Some(a) => {
-                        let n = self.ns.fresh("points");
-                        self.pending.push(Stm::new(
-                            futhark_ir::soacs::Pat::one(&n, Type::Prim(PrimValue::I64(0).ty())),
-                            Exp::BinOp(futhark_ir::soacs::BinOp::Mul, a, d),
-                        ));
-                        SubExp::Var(n)
-                    }
-                });
-            }
+            let dims = space.dims.iter().map(|(_, d)| host(d));
+            let acc = fold_i64(BinOp::Mul, dims, "points", self.ns, &mut self.pending);
             self.pending.push(Stm::new(
-                futhark_ir::soacs::Pat::one(&threads, Type::Prim(PrimValue::I64(0).ty())),
+                Pat::one(&threads, Type::Prim(PrimValue::I64(0).ty())),
                 Exp::SubExp(acc.unwrap_or(SubExp::i64(1))),
             ));
             t.inputs.sizes.push((threads.clone(), SubExp::Var(threads)));

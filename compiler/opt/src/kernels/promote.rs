@@ -18,8 +18,8 @@
 //! pass as the largest of the bounds (see [`promote_loops`]), and each loop becomes `if j < B`.
 //! A later loop may read back only what a loop of the same bound wrote.
 //!
-//! On unless `FUTHARK_PROMOTE_LOOPS=0`. On an H200 it took LocVolCalib large from 280 to
-//! 198 ms (`bench/results/multi-gpu-4gpu.md`, run 6).
+//! On unless `FUTHARK_PROMOTE_LOOPS=0`. On an H200 it took LocVolCalib large from 287.5 to
+//! 189.4 ms (`bench/results/multi-gpu-4gpu.md`, runs 6–7).
 
 use std::collections::HashSet;
 
