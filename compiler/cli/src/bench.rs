@@ -135,6 +135,7 @@ fn bench_file(
             return 1;
         }
     };
+    program.set_profiling(args.profile);
     if let Some(input) = &args.input {
         let key = format!("{}:{}", path.display(), args.entry);
         let name = input.display().to_string();

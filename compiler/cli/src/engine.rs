@@ -96,6 +96,10 @@ pub trait Program {
         None
     }
 
+    /// Whether kernel launches are timed for [`Program::profile`] (compiled backends; on
+    /// by default). `run` and `bench` turn it off unless `--profile` is given.
+    fn set_profiling(&mut self, _on: bool) {}
+
     /// The time of one call, as `bench` reports it: compiled backends exclude copying the
     /// arguments to the device and the results back, as `futhark bench` does.
     fn time_call(&mut self, entry: &str, args: Vec<Value>) -> Result<Duration, RunError> {
@@ -188,6 +192,10 @@ impl<B: futhark_exec::Backend> Program for CompiledProgram<B> {
         self.exec
             .call_entry(entry, args)
             .map_err(|e| RunError::new(e.to_string()))
+    }
+
+    fn set_profiling(&mut self, on: bool) {
+        self.exec.backend().set_profiling(on);
     }
 
     fn profile(&mut self) -> Option<Result<Vec<KernelProfile>, RunError>> {

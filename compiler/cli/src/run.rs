@@ -160,6 +160,7 @@ fn run_program(args: &RunArgs) -> Result<(), RunCommandError> {
             return Err(RunCommandError::Compile(args.program.clone()));
         }
     };
+    program.set_profiling(args.profile);
     let inputs = data::read_stdin_values()?;
     let results = program.call(&args.entry, inputs);
     if args.profile {

@@ -10,6 +10,25 @@ use futhark_values::Buffer;
 
 use crate::error::Result;
 
+/// The arrays (by declaration index) some kernel of `prog` writes: its results and what
+/// its bodies update in place.
+pub fn written_arrays(prog: &futhark_ir::KernelProgram) -> Vec<usize> {
+    let mut written = Vec::new();
+    for k in &prog.kernels {
+        let mut names: Vec<String> = k.op.result_arrays().to_vec();
+        k.op.body()
+            .walk(&mut |_| {}, &mut |a| names.push(a.clone()));
+        for n in names {
+            if let Some(i) = prog.arrays.iter().position(|d| d.name == n)
+                && !written.contains(&i)
+            {
+                written.push(i);
+            }
+        }
+    }
+    written
+}
+
 /// Time, launches and bytes of one kernel, for `--profile`.
 #[derive(Clone, Debug, PartialEq)]
 pub struct KernelProfile {
@@ -53,6 +72,10 @@ pub trait Backend {
     fn profile(&mut self) -> Result<Vec<KernelProfile>> {
         Ok(Vec::new())
     }
+
+    /// Whether launches are timed for [`Backend::profile`] (on by default). Timing costs
+    /// the host a little per launch, which matters where launches are short and many.
+    fn set_profiling(&mut self, _on: bool) {}
 
     /// Waits until every queued launch and copy has finished (for timing).
     fn synchronize(&mut self) -> Result<()> {

@@ -7,7 +7,7 @@ use std::collections::HashMap;
 use std::rc::Rc;
 
 use futhark_cuda::runtime::device::device_count;
-use futhark_cuda::runtime::peer::TimedMark;
+use futhark_cuda::runtime::peer::{StreamMark, TimedMark};
 use futhark_cuda::runtime::{DeviceBuffer, Gpu, nvrtc};
 use futhark_cuda::{GeneratedKernel, generate_program};
 use futhark_ir::soacs::KernelDef;
@@ -34,14 +34,22 @@ pub fn cuda_unavailable_reason() -> Option<String> {
     None
 }
 
-/// Buffers whose last handle went, waiting to go back to the allocator.
-type FreeList = Rc<RefCell<Vec<DeviceBuffer>>>;
+/// Buffers whose last handle went, waiting to go back to the allocator, with the copies
+/// other GPUs may still be making of them.
+type FreeList = Rc<RefCell<Vec<(DeviceBuffer, Vec<StreamMark>)>>>;
 
 /// A device buffer handle; dropping the last one returns the memory to the allocator.
+///
+/// `readers` are marks in other GPUs' streams after copies they queued out of this buffer:
+/// work on this buffer's own GPU that overwrites it (a kernel writing it in place, or a
+/// later owner of its memory) must wait for them first. Keeping this per buffer, instead of
+/// making the source GPU wait for every copy out of it, leaves the source free to run on
+/// (the copy sits in the destination's stream behind that GPU's earlier work).
 #[derive(Debug)]
 pub struct CudaBuf {
     buf: Option<DeviceBuffer>,
     freed: FreeList,
+    readers: RefCell<Vec<StreamMark>>,
 }
 
 impl CudaBuf {
@@ -55,9 +63,18 @@ impl CudaBuf {
 impl Drop for CudaBuf {
     fn drop(&mut self) {
         if let Some(b) = self.buf.take() {
-            self.freed.borrow_mut().push(b);
+            let readers = std::mem::take(self.readers.get_mut());
+            self.freed.borrow_mut().push((b, readers));
         }
     }
+}
+
+/// Whether every copy out of a buffer makes its GPU wait for the copy at once (the old
+/// two-way ordering), rather than only work that overwrites the buffer:
+/// `FUTHARK_PEER_ORDER=both`, for comparisons.
+fn two_way_copies() -> bool {
+    static BOTH: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *BOTH.get_or_init(|| std::env::var("FUTHARK_PEER_ORDER").is_ok_and(|v| v == "both"))
 }
 
 fn backend_err(e: impl std::fmt::Display) -> ExecError {
@@ -69,6 +86,8 @@ pub struct CudaDevice {
     gpu: Gpu,
     /// Per kernel program: its generated kernels, in launch order, named uniquely.
     generated: HashMap<String, Rc<[GeneratedKernel]>>,
+    /// Per kernel program, worked out at its first launch: what each launch needs.
+    layouts: HashMap<String, Rc<Layout>>,
     freed: FreeList,
     /// Host-device transfers, for the profile.
     uploaded: u64,
@@ -85,6 +104,7 @@ impl CudaDevice {
         Ok(CudaDevice {
             gpu,
             generated: HashMap::new(),
+            layouts: HashMap::new(),
             freed: Rc::new(RefCell::new(Vec::new())),
             uploaded: 0,
             downloaded: 0,
@@ -96,17 +116,70 @@ impl CudaDevice {
         format!("{} ({})", self.gpu.info.name, self.gpu.info.arch())
     }
 
-    fn reclaim(&mut self) {
-        let freed: Vec<DeviceBuffer> = self.freed.borrow_mut().drain(..).collect();
-        for b in freed {
+    /// Returns freed buffers to the allocator; whoever gets their memory next is queued
+    /// after the copies other GPUs were still making of them.
+    fn reclaim(&mut self) -> Result<()> {
+        let freed: Vec<(DeviceBuffer, Vec<StreamMark>)> =
+            self.freed.borrow_mut().drain(..).collect();
+        for (b, readers) in freed {
+            for r in &readers {
+                self.gpu.wait_for(r).map_err(backend_err)?;
+            }
             self.gpu.free(b);
         }
+        Ok(())
+    }
+
+    /// Orders this GPU's later work after the copies other GPUs are making of `buf`, before
+    /// that work overwrites it.
+    fn before_overwrite(&mut self, buf: &CudaBuf) -> Result<()> {
+        let readers = std::mem::take(&mut *buf.readers.borrow_mut());
+        for r in &readers {
+            self.gpu.wait_for(r).map_err(backend_err)?;
+        }
+        Ok(())
     }
 
     fn wrap(&self, buf: DeviceBuffer) -> Rc<CudaBuf> {
         Rc::new(CudaBuf {
             buf: Some(buf),
             freed: self.freed.clone(),
+            readers: RefCell::new(Vec::new()),
+        })
+    }
+}
+
+/// What every launch of one kernel program needs, worked out once.
+#[derive(Debug)]
+struct Layout {
+    /// The arrays its kernels write (by declaration index).
+    written: Vec<usize>,
+    /// Per generated kernel: the declaration index of each of its array arguments.
+    args: Vec<Vec<usize>>,
+}
+
+impl Layout {
+    fn of(kd: &KernelDef, gks: &[GeneratedKernel]) -> Result<Layout> {
+        let decls = &kd.program.arrays;
+        let args = gks
+            .iter()
+            .map(|gk| {
+                gk.arrays
+                    .iter()
+                    .map(|a| {
+                        decls.iter().position(|d| d.name == a.name).ok_or_else(|| {
+                            ExecError::Backend(format!(
+                                "kernel `{}` uses an undeclared array",
+                                gk.name
+                            ))
+                        })
+                    })
+                    .collect::<Result<Vec<usize>>>()
+            })
+            .collect::<Result<_>>()?;
+        Ok(Layout {
+            written: crate::backend::written_arrays(&kd.program),
+            args,
         })
     }
 }
@@ -158,7 +231,7 @@ impl Backend for CudaDevice {
     }
 
     fn upload(&mut self, data: &Rc<Buffer>) -> Result<Rc<CudaBuf>> {
-        self.reclaim();
+        self.reclaim()?;
         let elem = crate::prim::from_vtype(data.elem_type());
         let bytes = data.to_le_bytes();
         let buf = self
@@ -186,7 +259,7 @@ impl Backend for CudaDevice {
     }
 
     fn alloc(&mut self, elem: PrimType, len: usize) -> Result<Rc<CudaBuf>> {
-        self.reclaim();
+        self.reclaim()?;
         let buf = self
             .gpu
             .alloc(alloc_bytes(elem, len))
@@ -213,6 +286,19 @@ impl Backend for CudaDevice {
             self.generated.get(&kd.name).cloned().ok_or_else(|| {
                 ExecError::Backend(format!("kernel `{}` was not prepared", kd.name))
             })?;
+        let layout = match self.layouts.get(&kd.name) {
+            Some(l) => l.clone(),
+            None => {
+                let l = Rc::new(Layout::of(kd, &gks)?);
+                self.layouts.insert(kd.name.clone(), l.clone());
+                l
+            }
+        };
+        for &i in layout.written.iter() {
+            if let Some(a) = arrays.get(i) {
+                self.before_overwrite(a)?;
+            }
+        }
         let decls = &kd.program.arrays;
         let size_of = |sz: &Size| match sz {
             Size::Const(c) => *c,
@@ -224,7 +310,7 @@ impl Backend for CudaDevice {
                 .map(|i| sizes[i])
                 .unwrap_or(0),
         };
-        for (kernel, gk) in kd.program.kernels.iter().zip(gks.iter()) {
+        for ((kernel, gk), args) in kd.program.kernels.iter().zip(gks.iter()).zip(&layout.args) {
             // Empty grids are skipped (CUDA rejects them); a reduction over empty segments
             // still owes each segment its neutral element, written from the host.
             let dims: Vec<i64> = kernel
@@ -258,11 +344,8 @@ impl Backend for CudaDevice {
                 }
                 continue;
             }
-            let mut bufs: Vec<&DeviceBuffer> = Vec::with_capacity(gk.arrays.len());
-            for a in &gk.arrays {
-                let i = decls.iter().position(|d| d.name == a.name).ok_or_else(|| {
-                    ExecError::Backend(format!("kernel `{}` uses an undeclared array", gk.name))
-                })?;
+            let mut bufs: Vec<&DeviceBuffer> = Vec::with_capacity(args.len());
+            for &i in args {
                 bufs.push(arrays[i].get()?);
             }
             // `Gpu::run` takes the program's sizes in order, as the kernel program lists them.
@@ -297,6 +380,10 @@ impl Backend for CudaDevice {
         Ok(out)
     }
 
+    fn set_profiling(&mut self, on: bool) {
+        self.gpu.timer.set_enabled(on);
+    }
+
     fn synchronize(&mut self) -> Result<()> {
         self.gpu.synchronize().map_err(backend_err)
     }
@@ -314,6 +401,7 @@ impl PeerBackend for CudaDevice {
         elem: PrimType,
     ) -> Result<()> {
         let w = elem.size_bytes();
+        self.before_overwrite(dst)?;
         match from {
             None => self
                 .gpu
@@ -335,7 +423,12 @@ impl PeerBackend for CudaDevice {
                     )
                     .map_err(backend_err)?;
                 let done = self.gpu.mark().map_err(backend_err)?;
-                peer.gpu.wait_for(&done).map_err(backend_err)
+                if two_way_copies() {
+                    peer.gpu.wait_for(&done).map_err(backend_err)
+                } else {
+                    src.readers.borrow_mut().push(done);
+                    Ok(())
+                }
             }
         }
     }

@@ -27,6 +27,8 @@ pub use cuda::{CudaBackend, CudaDevice, cuda_unavailable_reason, gpus_from_env};
 pub use error::{ExecError, Result};
 pub use host::Executor;
 pub use multi::{Multi, MultiBuf, SplitPolicy};
+/// The data format's element type of a kernel element type.
+pub use prim::to_vtype as to_value_type;
 pub use value::{Array, Data, Val};
 
 #[cfg(test)]

@@ -134,11 +134,15 @@ impl Gpu {
             .map_err(|e| CudaError::driver("cuCtxSetCurrent", e))?;
         let stream = result::stream::create(result::stream::StreamKind::NonBlocking)
             .map_err(|e| CudaError::driver("cuStreamCreate", e))?;
+        let mut timer = Timer::default();
+        if super::timing::trace_path().is_some() {
+            timer.start_trace(stream)?;
+        }
         Ok(Gpu {
             alloc: Allocator::new(ordinal),
             kernels: HashMap::new(),
             cache: KernelCache::default_location(),
-            timer: Timer::default(),
+            timer,
             staging: super::alloc::Staging::default(),
             info,
             ctx,
@@ -183,6 +187,12 @@ impl Drop for Gpu {
             // ignored (there is nothing left to report them to).
             unsafe {
                 let _ = result::stream::synchronize(self.stream);
+                if let Some(path) = super::timing::trace_path() {
+                    let path = format!("{path}.gpu{}.tsv", self.info.ordinal);
+                    if let Err(e) = self.timer.write_trace(&path) {
+                        eprintln!("warning: {e}");
+                    }
+                }
                 self.timer.destroy();
                 self.staging.destroy();
                 for (_, k) in self.kernels.drain() {

@@ -52,6 +52,9 @@ impl Element for f32 {}
 impl Element for f64 {}
 
 const STAGING_CHUNK: usize = 64 << 20;
+
+/// Writes of at most this many bytes go by memsets queued on the stream (see `write_small`).
+const SMALL_WRITE: usize = 32;
 /// Shared memory a block may use without opting in.
 const DEFAULT_SHARED: usize = 48 * 1024;
 
@@ -182,7 +185,15 @@ impl Gpu {
     /// Allocates device memory.
     pub fn alloc(&mut self, bytes: usize) -> Result<DeviceBuffer> {
         self.bind()?;
-        self.alloc.alloc(bytes)
+        let t0 = self.timer.tracing().then(super::timing::host_us);
+        let before = self.alloc.driver_allocs;
+        let buf = self.alloc.alloc(bytes)?;
+        if let Some(t0) = t0
+            && self.alloc.driver_allocs != before
+        {
+            self.timer.note_host("(cuMemAlloc)", t0);
+        }
+        Ok(buf)
     }
 
     /// Returns device memory to the cache.
@@ -210,6 +221,10 @@ impl Gpu {
         // SAFETY: `T: Element` types are plain data without padding.
         let src = unsafe { std::slice::from_raw_parts(data.as_ptr() as *const u8, bytes) };
         let stream = self.stream;
+        if bytes <= SMALL_WRITE {
+            return self.write_small(buf, src);
+        }
+        let t0 = super::timing::host_us();
         for (i, chunk) in src.chunks(STAGING_CHUNK).enumerate() {
             let staging = self.staging.get(chunk.len().min(STAGING_CHUNK))?;
             staging[..chunk.len()].copy_from_slice(chunk);
@@ -228,6 +243,31 @@ impl Gpu {
                     .map_err(|e| CudaError::driver("cuStreamSynchronize", e))?;
             }
         }
+        self.timer.note_host("(upload, synchronous)", t0);
+        Ok(())
+    }
+
+    /// Writes a few bytes (a scalar argument) with memsets queued on the stream: no staging
+    /// buffer, so no wait for the device (a staged upload must wait before reusing its
+    /// buffer, which drained the queue at every scalar a loop passed to a kernel).
+    fn write_small(&mut self, buf: &DeviceBuffer, src: &[u8]) -> Result<()> {
+        let stream = self.stream;
+        let set = |r: sys::CUresult| {
+            r.result()
+                .map_err(|e| CudaError::driver("cuMemsetAsync", e))
+        };
+        if src.len().is_multiple_of(4) && buf.ptr.is_multiple_of(4) {
+            for (i, w) in src.chunks_exact(4).enumerate() {
+                let v = u32::from_le_bytes([w[0], w[1], w[2], w[3]]);
+                // SAFETY: the word lies in the buffer (the caller checked the length).
+                set(unsafe { sys::cuMemsetD32Async(buf.ptr + 4 * i as u64, v, 1, stream) })?;
+            }
+        } else {
+            for (i, &b) in src.iter().enumerate() {
+                // SAFETY: as above, byte by byte.
+                set(unsafe { sys::cuMemsetD8Async(buf.ptr + i as u64, b, 1, stream) })?;
+            }
+        }
         Ok(())
     }
 
@@ -244,6 +284,7 @@ impl Gpu {
         // SAFETY: as in `write`; every byte pattern is a valid `T: Element`.
         let dst = unsafe { std::slice::from_raw_parts_mut(out.as_mut_ptr() as *mut u8, bytes) };
         let stream = self.stream;
+        let t0 = super::timing::host_us();
         for (i, chunk) in dst.chunks_mut(STAGING_CHUNK).enumerate() {
             let staging = self.staging.get(chunk.len().min(STAGING_CHUNK))?;
             // SAFETY: as in `write`.
@@ -261,6 +302,7 @@ impl Gpu {
             }
             chunk.copy_from_slice(&staging[..chunk.len()]);
         }
+        self.timer.note_host("(download, synchronous)", t0);
         Ok(())
     }
 
@@ -327,16 +369,11 @@ impl Gpu {
                 sizes.len()
             )));
         }
-        let env: HashMap<&str, i64> = gk
-            .sizes
-            .iter()
-            .map(|s| s.as_str())
-            .zip(sizes.iter().copied())
-            .collect();
+        // A handful of sizes: a linear search beats building a map on every launch.
         let eval = |s: &Size| -> i64 {
             match s {
                 Size::Const(c) => *c,
-                Size::Param(p) => env.get(p.as_str()).copied().unwrap_or(0),
+                Size::Param(p) => gk.sizes.iter().position(|n| n == p).map_or(0, |i| sizes[i]),
             }
         };
         let prod = |ss: &[Size]| -> i64 { ss.iter().map(eval).product() };

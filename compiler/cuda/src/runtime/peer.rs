@@ -129,8 +129,9 @@ impl Gpu {
 
     /// Makes later work on this GPU's stream wait for `mark` (of any GPU), without blocking
     /// the host.
-    pub fn wait_for(&self, mark: &StreamMark) -> Result<()> {
+    pub fn wait_for(&mut self, mark: &StreamMark) -> Result<()> {
         self.bind()?;
+        self.timer.note_wait();
         // SAFETY: the event is alive (owned by `mark`) and the stream is ours.
         unsafe { sys::cuStreamWaitEvent(self.stream, mark.event, 0) }
             .result()

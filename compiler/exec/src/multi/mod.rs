@@ -110,9 +110,11 @@ struct Plan {
     /// Operations per point for the sizes of the last launch (see [`cost::kernel_ops`]).
     ops: Option<(Vec<i64>, f64)>,
     /// The piece and combine programs, once loaded on every device.
-    helpers: Option<helpers::Helpers>,
-    /// Arrays some kernel of the program writes.
-    written: Vec<usize>,
+    /// Shared: a split launch takes them on every launch (cloning the programs was most
+    /// of the host's cost per launch).
+    helpers: Option<Rc<helpers::Helpers>>,
+    /// Arrays some kernel of the program writes (shared: taken on every launch).
+    written: Rc<[usize]>,
     /// Launches that reached the cost model, and whether the last of them was split.
     launches: u64,
     last_split: bool,
@@ -198,32 +200,26 @@ impl<D: PeerBackend> Multi<D> {
     }
 
     fn plan(&mut self, kd: &KernelDef) -> &mut Plan {
-        self.plans.entry(kd.name.clone()).or_insert_with(|| {
-            let prog = &kd.program;
-            let mut written = Vec::new();
-            for k in &prog.kernels {
-                let mut names: Vec<String> = k.op.result_arrays().to_vec();
-                k.op.body()
-                    .walk(&mut |_| {}, &mut |a| names.push(a.clone()));
-                for n in names {
-                    if let Some(i) = prog.arrays.iter().position(|d| d.name == n)
-                        && !written.contains(&i)
-                    {
-                        written.push(i);
-                    }
-                }
-            }
-            Plan {
-                name: Rc::from(kd.name.as_str()),
-                husk: husk(prog).map(Rc::new).map_err(Rc::from),
-                ops: None,
-                helpers: None,
-                written,
-                launches: 0,
-                last_split: false,
-                distrust: false,
-            }
-        })
+        // Looked up before inserting: `entry` would allocate the name on every launch.
+        if !self.plans.contains_key(&kd.name) {
+            let plan = Self::new_plan(kd);
+            self.plans.insert(kd.name.clone(), plan);
+        }
+        self.plans.get_mut(&kd.name).expect("inserted above")
+    }
+
+    fn new_plan(kd: &KernelDef) -> Plan {
+        let prog = &kd.program;
+        Plan {
+            name: Rc::from(kd.name.as_str()),
+            husk: husk(prog).map(Rc::new).map_err(Rc::from),
+            ops: None,
+            helpers: None,
+            written: crate::backend::written_arrays(prog).into(),
+            launches: 0,
+            last_split: false,
+            distrust: false,
+        }
     }
 
     /// Runs the whole kernel program on device 0.
@@ -552,7 +548,7 @@ impl<D: PeerBackend> Multi<D> {
         let hp = match &self.plans[&kd.name].helpers {
             Some(hp) => hp.clone(),
             None => {
-                let hp = helpers::build(&kd.name, &h, &kd.program)?;
+                let hp = Rc::new(helpers::build(&kd.name, &h, &kd.program)?);
                 let progs = hp.all();
                 for d in &mut self.devs {
                     d.prepare(&progs)?;
@@ -762,6 +758,12 @@ impl<D: PeerBackend> Backend for Multi<D> {
             }
         }
         Ok(out)
+    }
+
+    fn set_profiling(&mut self, on: bool) {
+        for d in &mut self.devs {
+            d.set_profiling(on);
+        }
     }
 
     fn synchronize(&mut self) -> Result<()> {
