@@ -625,6 +625,13 @@ pub fn gen_scan_with(
         let _ = writeln!(s, "{p}{{");
         if cfg.skip_lookback {
             let _ = writeln!(s, "{p}  i64 fut_end = -1;");
+        } else if segmented {
+            // A tile that starts a segment owes nothing to its predecessors: no look-back
+            // (with segments dividing the tile, no tile waits for another).
+            let _ = writeln!(
+                s,
+                "{p}  i64 fut_end = fut_ts % fut_seglen == 0 ? -1 : fut_tid - 1;"
+            );
         } else {
             let _ = writeln!(s, "{p}  i64 fut_end = fut_tid - 1;");
         }
