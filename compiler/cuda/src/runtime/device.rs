@@ -113,6 +113,8 @@ pub struct Gpu {
     pub(crate) cache: KernelCache,
     pub timer: Timer,
     pub(crate) staging: super::alloc::Staging,
+    /// Events of dropped [`super::peer::StreamMark`]s, for reuse.
+    pub(crate) marks: super::peer::EventPool,
 }
 
 // SAFETY: CUDA contexts and streams may be used from any thread once the context is made
@@ -144,6 +146,7 @@ impl Gpu {
             cache: KernelCache::default_location(),
             timer,
             staging: super::alloc::Staging::default(),
+            marks: Default::default(),
             info,
             ctx,
             stream,
@@ -194,6 +197,7 @@ impl Drop for Gpu {
                     }
                 }
                 self.timer.destroy();
+                super::peer::destroy_pool(&self.marks);
                 self.staging.destroy();
                 for (_, k) in self.kernels.drain() {
                     let _ = result::module::unload(k.module);

@@ -69,10 +69,18 @@ pub fn enable_peer_access<G: std::borrow::Borrow<Gpu>>(gpus: &[G]) -> Result<Pee
     Ok(PeerAccess { matrix })
 }
 
+/// Events without timing, kept for reuse: every copy between GPUs records two marks, and
+/// creating and destroying an event each time cost the host microseconds per copy.
+/// Re-recording an event that a stream already waits for is safe: a wait takes the record
+/// current when it is queued.
+pub type EventPool = std::sync::Arc<std::sync::Mutex<Vec<sys::CUevent>>>;
+
 /// A point in a GPU's stream that other streams can wait for.
 #[derive(Debug)]
 pub struct StreamMark {
     event: sys::CUevent,
+    /// Where the event goes back when the mark is dropped.
+    pool: EventPool,
 }
 
 /// A point in a GPU's stream that records when it is reached, for timing work on the GPU
@@ -86,12 +94,21 @@ impl Gpu {
     /// Marks the current end of this GPU's stream.
     pub fn mark(&self) -> Result<StreamMark> {
         self.bind()?;
-        let event = result::event::create(sys::CUevent_flags::CU_EVENT_DISABLE_TIMING)
-            .map_err(|e| CudaError::driver("cuEventCreate", e))?;
-        // SAFETY: the event was just created in this context; the stream is ours.
-        unsafe { result::event::record(event, self.stream) }
+        let spare = self.marks.lock().ok().and_then(|mut v| v.pop());
+        let event = match spare {
+            Some(e) => e,
+            None => result::event::create(sys::CUevent_flags::CU_EVENT_DISABLE_TIMING)
+                .map_err(|e| CudaError::driver("cuEventCreate", e))?,
+        };
+        let mark = StreamMark {
+            event,
+            pool: self.marks.clone(),
+        };
+        // SAFETY: the event belongs to this context (the pool is this GPU's); the stream is
+        // ours. On error `mark` returns the event to the pool.
+        unsafe { result::event::record(mark.event, self.stream) }
             .map_err(|e| CudaError::driver("cuEventRecord", e))?;
-        Ok(StreamMark { event })
+        Ok(mark)
     }
 
     /// Marks the current end of this GPU's stream with a timed event.
@@ -225,9 +242,24 @@ impl Gpu {
 
 impl Drop for StreamMark {
     fn drop(&mut self) {
-        // SAFETY: the event was created by `Gpu::mark`; destroying an event whose record is
-        // still pending is allowed (the driver releases it when it completes).
-        let _ = unsafe { result::event::destroy(self.event) };
+        match self.pool.lock() {
+            Ok(mut spare) => spare.push(self.event),
+            // SAFETY: the event was created by `Gpu::mark`; destroying an event whose record
+            // is still pending is allowed (the driver releases it when it completes).
+            Err(_) => {
+                let _ = unsafe { result::event::destroy(self.event) };
+            }
+        }
+    }
+}
+
+/// Destroys the pooled events (the GPU's context must be current).
+pub(crate) fn destroy_pool(pool: &EventPool) {
+    if let Ok(mut spare) = pool.lock() {
+        for e in spare.drain(..) {
+            // SAFETY: each event was created by `Gpu::mark` and no mark holds it any more.
+            let _ = unsafe { result::event::destroy(e) };
+        }
     }
 }
 
