@@ -222,6 +222,15 @@ impl<D: PeerBackend> Multi<D> {
         }
     }
 
+    /// The profile entry of kernel `name` (looked up before inserting: `entry` would
+    /// allocate the name on every launch).
+    fn stat(&mut self, name: &str) -> &mut SplitStats {
+        if !self.stats.contains_key(name) {
+            self.stats.insert(name.to_string(), SplitStats::default());
+        }
+        self.stats.get_mut(name).expect("inserted above")
+    }
+
     /// Runs the whole kernel program on device 0.
     fn launch_whole(
         &mut self,
@@ -241,7 +250,7 @@ impl<D: PeerBackend> Multi<D> {
         for &i in written {
             arrays[i].set_whole(0, bufs[i].clone());
         }
-        self.stats.entry(kd.name.clone()).or_default().moved += moved;
+        self.stat(&kd.name).moved += moved;
         Ok(())
     }
 
@@ -254,7 +263,7 @@ impl<D: PeerBackend> Multi<D> {
         arrays: &mut [Rc<MultiBuf<D::Buf>>],
         written: &[usize],
     ) -> Result<()> {
-        let st = self.stats.entry(kd.name.clone()).or_default();
+        let st = self.stat(&kd.name);
         st.whole += 1;
         st.reason = Some(why);
         self.launch_whole(kd, sizes, arrays, written)
@@ -473,7 +482,7 @@ impl<D: PeerBackend> Multi<D> {
                 }
             }
         }
-        let st = self.stats.entry(kd.name.clone()).or_default();
+        let st = self.stat(&kd.name);
         st.moved += moved;
         Ok(moved)
     }
@@ -560,7 +569,7 @@ impl<D: PeerBackend> Multi<D> {
             }
         };
         let moved = self.launch_split(kd, &h, &hp, sizes, arrays)?;
-        self.stats.entry(kd.name.clone()).or_default().split += 1;
+        self.stat(&kd.name).split += 1;
         if let Some(p) = self.plans.get_mut(&kd.name) {
             p.last_split = true;
             // The second split in a row moves what the steady state moves: if that is more
@@ -697,10 +706,7 @@ impl<D: PeerBackend> Backend for Multi<D> {
         let t0 = Instant::now();
         let r = self.launch_any(kd, sizes, arrays);
         let ns = t0.elapsed().as_nanos() as u64;
-        match self.stats.get_mut(&kd.name) {
-            Some(st) => st.host_ns += ns,
-            None => self.stats.entry(kd.name.clone()).or_default().host_ns += ns,
-        }
+        self.stat(&kd.name).host_ns += ns;
         r
     }
 
