@@ -336,3 +336,23 @@ fn count(stats: &mut BTreeMap<String, KernelStats>, name: &str, bytes: u64, ms: 
     s.total_ms += ms as f64;
     s.bytes += bytes;
 }
+
+#[cfg(test)]
+mod tests {
+    use super::Timer;
+
+    /// A timer turned off records nothing and never reaches the driver (no CUDA here: a
+    /// driver call would fail), so untimed launches cost the host no event records.
+    #[test]
+    fn a_timer_turned_off_makes_no_driver_calls() {
+        let mut t = Timer::default();
+        t.set_enabled(false);
+        let stream = std::ptr::null_mut();
+        let token = t.start(stream).expect("no driver call");
+        assert!(token.is_none());
+        t.end(stream, "k", 4, token).expect("no driver call");
+        t.collect().expect("nothing pending");
+        assert!(t.stats().is_empty());
+        assert!(!t.tracing());
+    }
+}
