@@ -122,9 +122,7 @@ impl CudaDevice {
         let freed: Vec<(DeviceBuffer, Vec<StreamMark>)> =
             self.freed.borrow_mut().drain(..).collect();
         for (b, readers) in freed {
-            for r in &readers {
-                self.gpu.wait_for(r).map_err(backend_err)?;
-            }
+            self.wait_for_all(&readers)?;
             self.gpu.free(b);
         }
         Ok(())
@@ -134,8 +132,13 @@ impl CudaDevice {
     /// that work overwrites it.
     fn before_overwrite(&mut self, buf: &CudaBuf) -> Result<()> {
         let readers = std::mem::take(&mut *buf.readers.borrow_mut());
-        for r in &readers {
-            self.gpu.wait_for(r).map_err(backend_err)?;
+        self.wait_for_all(&readers)
+    }
+
+    /// Orders this GPU's later work after every mark in `marks`.
+    fn wait_for_all(&mut self, marks: &[StreamMark]) -> Result<()> {
+        for m in marks {
+            self.gpu.wait_for(m).map_err(backend_err)?;
         }
         Ok(())
     }

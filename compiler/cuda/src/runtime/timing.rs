@@ -234,22 +234,23 @@ impl Timer {
         Ok(())
     }
 
-    /// Waits for the recorded launches and folds them into the statistics.
+    /// Waits for the recorded launches and folds them into the statistics. Every launch
+    /// was recorded on the GPU's one stream, so once the last has finished all have.
     pub fn collect(&mut self) -> Result<()> {
-        for (name, bytes, a, b, issue) in std::mem::take(&mut self.pending) {
-            // SAFETY: both events were recorded on this context's stream.
-            let ms = unsafe {
-                result::event::synchronize(b)
-                    .map_err(|e| CudaError::driver("cuEventSynchronize", e))?;
-                result::event::elapsed(a, b)
-                    .map_err(|e| CudaError::driver("cuEventElapsedTime", e))?
-            };
-            count(&mut self.stats, &name, bytes, ms);
-            if let (Some(t), Some(i)) = (&mut self.trace, issue) {
-                t.row(&name, a, b, i)?;
-            }
-            self.spare.push(a);
-            self.spare.push(b);
+        if let Some(&(.., last, _)) = self.pending.last() {
+            // SAFETY: the event was recorded on this context's stream.
+            unsafe { result::event::synchronize(last) }
+                .map_err(|e| CudaError::driver("cuEventSynchronize", e))?;
+        }
+        self.fold_finished()
+    }
+
+    /// Collects what is pending and writes the timeline to `path` (traced timers only).
+    pub fn write_trace(&mut self, path: &str) -> Result<()> {
+        self.collect()?;
+        if let Some(t) = &self.trace {
+            t.write(path)
+                .map_err(|e| CudaError::Cache(format!("cannot write the trace {path}: {e}")))?;
         }
         Ok(())
     }
@@ -314,18 +315,6 @@ impl Trace {
             )?;
         }
         f.flush()
-    }
-}
-
-impl Timer {
-    /// Collects what is pending and writes the timeline to `path` (traced timers only).
-    pub fn write_trace(&mut self, path: &str) -> Result<()> {
-        self.collect()?;
-        if let Some(t) = &self.trace {
-            t.write(path)
-                .map_err(|e| CudaError::Cache(format!("cannot write the trace {path}: {e}")))?;
-        }
-        Ok(())
     }
 }
 

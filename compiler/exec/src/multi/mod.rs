@@ -200,12 +200,7 @@ impl<D: PeerBackend> Multi<D> {
     }
 
     fn plan(&mut self, kd: &KernelDef) -> &mut Plan {
-        // Looked up before inserting: `entry` would allocate the name on every launch.
-        if !self.plans.contains_key(&kd.name) {
-            let plan = Self::new_plan(kd);
-            self.plans.insert(kd.name.clone(), plan);
-        }
-        self.plans.get_mut(&kd.name).expect("inserted above")
+        by_name(&mut self.plans, &kd.name, || Self::new_plan(kd))
     }
 
     fn new_plan(kd: &KernelDef) -> Plan {
@@ -222,13 +217,9 @@ impl<D: PeerBackend> Multi<D> {
         }
     }
 
-    /// The profile entry of kernel `name` (looked up before inserting: `entry` would
-    /// allocate the name on every launch).
+    /// The profile entry of kernel `name`.
     fn stat(&mut self, name: &str) -> &mut SplitStats {
-        if !self.stats.contains_key(name) {
-            self.stats.insert(name.to_string(), SplitStats::default());
-        }
-        self.stats.get_mut(name).expect("inserted above")
+        by_name(&mut self.stats, name, SplitStats::default)
     }
 
     /// Runs the whole kernel program on device 0.
@@ -583,6 +574,19 @@ impl<D: PeerBackend> Multi<D> {
         }
         Ok(())
     }
+}
+
+/// The entry of `map` for `name`, made by `make` if there is none. Looked up before
+/// inserting: `HashMap::entry` would allocate the name on every launch.
+fn by_name<'a, V>(
+    map: &'a mut HashMap<String, V>,
+    name: &str,
+    make: impl FnOnce() -> V,
+) -> &'a mut V {
+    if !map.contains_key(name) {
+        map.insert(name.to_string(), make());
+    }
+    map.get_mut(name).expect("inserted above")
 }
 
 /// The value of a size under a launch's sizes.
