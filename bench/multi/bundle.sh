@@ -15,7 +15,7 @@ cargo build --release -p futhark-exec --example compile_bench
 mkdir -p "$gpu/bin"
 cp "$target/release/futhark-rs" "$gpu/bin/"
 cp "$target/release/examples/peer_bench" "$target/release/examples/prims_bench" "$target/release/examples/compile_bench" "$gpu/bin/"
-cp bench/multi/device-run.sh bench/multi/compare_runs.py bench/multi/resident.fut bench/multi/corpus-run.sh bench/multi/corpus_files.py bench/multi/profile_summary.py bench/multi/trace_gaps.py "$gpu/"
+cp bench/multi/device-run.sh bench/multi/compare_runs.py bench/multi/resident.fut bench/multi/corpus-run.sh bench/multi/corpus_files.py bench/multi/profile_summary.py bench/multi/trace_gaps.py bench/multi/kernel_scaling.py bench/multi/segscan.fut bench/multi/segscan-check.sh "$gpu/"
 if [[ -n "${SINGLE_BIN:-}" ]]; then cp "$SINGLE_BIN" "$gpu/bin/futhark-rs-single"; fi
 shared="$repo/../shared"
 for d in corpus benchmarks; do

@@ -233,7 +233,7 @@ pub fn gen_hist(
     let b = HIST_BLOCK;
     let _ = writeln!(
         src,
-        "extern \"C\" __global__ void __launch_bounds__({b}) {name}_shared({params}, const int fut_nsub) {{"
+        "extern \"C\" __global__ void __launch_bounds__({b}) {name}_shared({params}, const int fut_nsub) {{\n  fut_pdl_enter();"
     );
     src.push_str(GRID_HEADER);
     let _ = writeln!(src, "  const i64 fut_h = {h};");
@@ -276,7 +276,7 @@ pub fn gen_hist(
 
     let _ = writeln!(
         src,
-        "extern \"C\" __global__ void __launch_bounds__(1024) {name}_global({params}) {{"
+        "extern \"C\" __global__ void __launch_bounds__(1024) {name}_global({params}) {{\n  fut_pdl_enter();"
     );
     src.push_str(GRID_HEADER);
     let _ = writeln!(src, "  const i64 fut_h = {h};");

@@ -22,6 +22,12 @@ pub mod prims;
 pub mod reduce;
 pub mod scan;
 
+/// The longest segment a segmented scan's warp entry takes: 32 lanes of
+/// [`WARP_SCAN_ITEMS`] elements each.
+pub const WARP_SCAN_MAX: i64 = 32 * WARP_SCAN_ITEMS as i64;
+/// Elements each lane of a segmented scan's warp entry holds in registers.
+pub const WARP_SCAN_ITEMS: usize = 8;
+
 use futhark_ir::{Kernel, KernelProgram, Name, PrimType, SegOp, Size, Stm, TypeError};
 use thiserror::Error;
 
@@ -69,6 +75,12 @@ pub struct ScanPlan {
     pub lookback_entry: String,
     /// One thread per segment, for tiny segments (segmented scans only).
     pub thread_entry: Option<String>,
+    /// One warp per segment, for segments of at most [`WARP_SCAN_MAX`] elements (segmented
+    /// scans only): no tiles, no look-back, each block of [`ScanPlan::warp_warps`] warps
+    /// needing `warp_warps * warp_slot` bytes of shared memory.
+    pub warp_entry: Option<String>,
+    /// Shared memory one warp of `warp_entry` uses (its segment, padded).
+    pub warp_slot: usize,
     pub segments: Vec<Size>,
     pub inner: Size,
     pub acc_size: usize,
@@ -122,6 +134,7 @@ impl LaunchPlan {
             LaunchPlan::Scan(s) => {
                 let mut v = vec![s.lookback_entry.as_str()];
                 v.extend(s.thread_entry.as_deref());
+                v.extend(s.warp_entry.as_deref());
                 v
             }
             LaunchPlan::Hist(h) => vec![&h.shared_entry, &h.global_entry],

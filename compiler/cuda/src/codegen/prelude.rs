@@ -24,6 +24,18 @@ typedef unsigned short f16s;
 
 extern __shared__ __align__(16) unsigned char fut_shared[];
 
+// The first statement of every entry (programmatic dependent launch, sm_90 and later): wait
+// until the kernel before this one on the stream has finished and its writes are visible,
+// then let the next kernel's blocks be scheduled as this one's finish. Both are no-ops when
+// the kernel was launched without the attribute. Must run in every block before anything
+// else, early exits included, so that a kernel finishes only after its predecessor.
+static __device__ __forceinline__ void fut_pdl_enter() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.wait;" ::: "memory");
+  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+#endif
+}
+
 static __device__ __forceinline__ f32 fut_f16_load(f16s h) {
   f32 f;
   asm("cvt.f32.f16 %0, %1;" : "=f"(f) : "h"(h));

@@ -198,7 +198,7 @@ pub fn gen_map(
     let mut src = String::new();
     let _ = writeln!(
         src,
-        "extern \"C\" __global__ void __launch_bounds__(1024) {entry}({}) {{",
+        "extern \"C\" __global__ void __launch_bounds__(1024) {entry}({}) {{\n  fut_pdl_enter();",
         kernel_params(prog, kernel).join(", ")
     );
     src.push_str(GRID_HEADER);
@@ -255,7 +255,7 @@ pub fn gen_scatter(
     let mut src = String::new();
     let _ = writeln!(
         src,
-        "extern \"C\" __global__ void __launch_bounds__(1024) {entry}({}) {{",
+        "extern \"C\" __global__ void __launch_bounds__(1024) {entry}({}) {{\n  fut_pdl_enter();",
         kernel_params(prog, kernel).join(", ")
     );
     src.push_str(GRID_HEADER);

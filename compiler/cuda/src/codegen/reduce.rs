@@ -87,7 +87,7 @@ pub fn gen_red(
     let tile = b * q;
     let _ = writeln!(
         src,
-        "extern \"C\" __global__ void __launch_bounds__({b}) {name}_block({params}, const i64 fut_bps, {name}_acc* __restrict__ fut_partials, u32* __restrict__ fut_counters) {{"
+        "extern \"C\" __global__ void __launch_bounds__({b}) {name}_block({params}, const i64 fut_bps, {name}_acc* __restrict__ fut_partials, u32* __restrict__ fut_counters) {{\n  fut_pdl_enter();"
     );
     let _ = writeln!(src, "  volatile int* fut_flag = (volatile int*)fut_shared;");
     let _ = writeln!(
@@ -217,7 +217,7 @@ pub fn gen_red(
     // --- warp entry ---
     let _ = writeln!(
         src,
-        "extern \"C\" __global__ void __launch_bounds__({b}) {name}_warp({params}) {{"
+        "extern \"C\" __global__ void __launch_bounds__({b}) {name}_warp({params}) {{\n  fut_pdl_enter();"
     );
     let _ = writeln!(src, "  const i64 fut_nseg = {nseg}, fut_seglen = {seglen};");
     let _ = writeln!(src, "  const i64 fut_lane = threadIdx.x & 31;");
@@ -271,7 +271,7 @@ pub fn gen_red(
     // --- thread entry ---
     let _ = writeln!(
         src,
-        "extern \"C\" __global__ void __launch_bounds__(1024) {name}_thread({params}) {{"
+        "extern \"C\" __global__ void __launch_bounds__(1024) {name}_thread({params}) {{\n  fut_pdl_enter();"
     );
     src.push_str(GRID_HEADER);
     let _ = writeln!(src, "  const i64 fut_nseg = {nseg}, fut_seglen = {seglen};");

@@ -115,6 +115,19 @@ pub struct Gpu {
     pub(crate) staging: super::alloc::Staging,
     /// Events of dropped [`super::peer::StreamMark`]s, for reuse.
     pub(crate) marks: super::peer::EventPool,
+    /// Whether kernels are launched with programmatic dependent launch (see
+    /// [`pdl_wanted`]).
+    pub pdl: bool,
+}
+
+/// Programmatic dependent launch (compute capability 9.0 and later): a kernel may be
+/// scheduled while the one before it on the stream drains; every generated entry starts
+/// with `griddepcontrol.wait`, so it reads and writes nothing until its predecessor has
+/// finished and its writes are visible. This hides the launch and ramp-up of each kernel
+/// behind the tail of the previous one. On unless `FUTHARK_PDL=0`.
+pub fn pdl_wanted(info: &DeviceInfo) -> bool {
+    info.compute_capability.0 >= 9
+        && !std::env::var("FUTHARK_PDL").is_ok_and(|v| v == "0" || v == "false")
 }
 
 // SAFETY: CUDA contexts and streams may be used from any thread once the context is made
@@ -141,6 +154,7 @@ impl Gpu {
             timer.start_trace(stream)?;
         }
         Ok(Gpu {
+            pdl: pdl_wanted(&info),
             alloc: Allocator::new(ordinal),
             kernels: HashMap::new(),
             cache: KernelCache::default_location(),

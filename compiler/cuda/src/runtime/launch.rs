@@ -17,7 +17,7 @@ use super::device::Gpu;
 use super::error::{CudaError, Result};
 use super::nvrtc;
 use super::timing::KernelStats;
-use crate::codegen::{GeneratedKernel, LaunchPlan};
+use crate::codegen::{GeneratedKernel, LaunchPlan, WARP_SCAN_MAX};
 
 /// A generated kernel loaded on a GPU.
 pub struct LoadedKernel {
@@ -533,17 +533,24 @@ impl Gpu {
         // SAFETY: the argument list matches the entry's C signature: 8-byte pointers and
         // sizes, then the plan's extra arguments (8 bytes each, or a 4-byte int read from the
         // low half of a little-endian u64). All buffers were checked to be large enough.
-        unsafe {
-            result::launch_kernel(
-                f,
-                (l.grid, 1, 1),
-                (l.block, 1, 1),
-                l.shared as u32,
-                stream,
-                &mut ptrs,
-            )
+        if self.pdl {
+            // SAFETY: as above; the attribute and the config outlive the call.
+            unsafe { launch_dependent(f, l, stream, &mut ptrs) }
+                .map_err(|e| CudaError::driver(format!("cuLaunchKernelEx({})", l.entry), e))?;
+        } else {
+            // SAFETY: see above.
+            unsafe {
+                result::launch_kernel(
+                    f,
+                    (l.grid, 1, 1),
+                    (l.block, 1, 1),
+                    l.shared as u32,
+                    stream,
+                    &mut ptrs,
+                )
+            }
+            .map_err(|e| CudaError::driver(format!("cuLaunchKernel({})", l.entry), e))?;
         }
-        .map_err(|e| CudaError::driver(format!("cuLaunchKernel({})", l.entry), e))?;
         self.timer.end(stream, kernel, bytes, ev)
     }
 
@@ -644,6 +651,24 @@ impl Gpu {
                         extra: vec![],
                     }]);
                 }
+                // Segments that fit a warp: one warp each, no look-back. Blocks of up to 8
+                // warps, fewer where the accumulator is large (no shared-memory opt-in).
+                if let Some(warp) = s.warp_entry.as_ref().filter(|_| len <= WARP_SCAN_MAX)
+                    && warp_scan_wanted()
+                    && s.warp_slot > 0
+                    && s.warp_slot <= DEFAULT_SHARED
+                {
+                    let warps = (DEFAULT_SHARED / s.warp_slot).clamp(1, 8) as u32;
+                    let (b, shared) = (warps * 32, warps as usize * s.warp_slot);
+                    let resident = (sms * self.occupancy(name, warp, b, shared)?) as i64;
+                    return Ok(vec![Launch {
+                        entry: warp.clone(),
+                        grid: div_up(segs, warps as i64).min(resident) as u32,
+                        block: b,
+                        shared,
+                        extra: vec![],
+                    }]);
+                }
                 let tiles = (n as u64).div_ceil(s.tile);
                 if tiles > u32::MAX as u64 {
                     return Err(CudaError::Launch {
@@ -715,6 +740,44 @@ impl Gpu {
 }
 
 /// Ceiling division of non-negative sizes.
+/// Launches `f` allowing it to start before the previous kernel on `stream` has finished
+/// (programmatic stream serialization): the generated entries wait for it themselves.
+///
+/// # Safety
+/// `f` is a loaded function whose parameters `args` point to, as for `cuLaunchKernel`.
+unsafe fn launch_dependent(
+    f: sys::CUfunction,
+    l: &Launch,
+    stream: sys::CUstream,
+    args: &mut [*mut c_void],
+) -> std::result::Result<(), result::DriverError> {
+    // SAFETY: an all-zero attribute is a valid "ignored" attribute; both fields are set next.
+    let mut attr: sys::CUlaunchAttribute = unsafe { std::mem::zeroed() };
+    attr.id = sys::CUlaunchAttributeID::CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION;
+    attr.value.programmaticStreamSerializationAllowed = 1;
+    let config = sys::CUlaunchConfig {
+        gridDimX: l.grid,
+        gridDimY: 1,
+        gridDimZ: 1,
+        blockDimX: l.block,
+        blockDimY: 1,
+        blockDimZ: 1,
+        sharedMemBytes: l.shared as u32,
+        hStream: stream,
+        attrs: &mut attr,
+        numAttrs: 1,
+    };
+    // SAFETY: the caller's contract; `config` and `attr` live until the call returns.
+    unsafe { sys::cuLaunchKernelEx(&config, f, args.as_mut_ptr(), std::ptr::null_mut()).result() }
+}
+
+/// Whether segmented scans of short segments use their warp entry (`FUTHARK_WARP_SCAN=0`
+/// sends them to the look-back kernel, for comparison).
+fn warp_scan_wanted() -> bool {
+    static WANTED: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *WANTED.get_or_init(|| !std::env::var("FUTHARK_WARP_SCAN").is_ok_and(|v| v == "0"))
+}
+
 fn div_up(a: i64, b: i64) -> i64 {
     (a + b - 1) / b.max(1)
 }

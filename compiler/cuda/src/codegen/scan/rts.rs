@@ -343,7 +343,7 @@ pub fn gen_scan_rts(
     // 1. Chunk totals.
     let _ = writeln!(
         src,
-        "extern \"C\" __global__ void __launch_bounds__({b}) {name}_rts_reduce({params}, {extra}) {{"
+        "extern \"C\" __global__ void __launch_bounds__({b}) {name}_rts_reduce({params}, {extra}) {{\n  fut_pdl_enter();"
     );
     header(&mut src);
     let _ = writeln!(src, "  {a} fut_acc = {ne};");
@@ -386,7 +386,7 @@ pub fn gen_scan_rts(
         .join(", ");
     let _ = writeln!(
         src,
-        "extern \"C\" __global__ void __launch_bounds__(1024) {name}_rts_spine({spine_params}, {extra}) {{"
+        "extern \"C\" __global__ void __launch_bounds__(1024) {name}_rts_spine({spine_params}, {extra}) {{\n  fut_pdl_enter();"
     );
     header(&mut src);
     let _ = writeln!(src, "  const i64 fut_nc = (fut_n + {chunk} - 1) / {chunk};");
@@ -423,7 +423,7 @@ pub fn gen_scan_rts(
     // 3. Scan of each chunk from its carry-in.
     let _ = writeln!(
         src,
-        "extern \"C\" __global__ void __launch_bounds__({b}) {name}_rts_scan({params}, {extra}) {{"
+        "extern \"C\" __global__ void __launch_bounds__({b}) {name}_rts_scan({params}, {extra}) {{\n  fut_pdl_enter();"
     );
     header(&mut src);
     let _ = writeln!(src, "  {a} fut_carry = fut_sums[blockIdx.x];");
@@ -484,6 +484,8 @@ pub fn gen_scan_rts(
             LaunchPlan::Scan(ScanPlan {
                 lookback_entry: format!("{name}_{entry}"),
                 thread_entry: None,
+                warp_entry: None,
+                warp_slot: 0,
                 segments: vec![],
                 inner: inner.clone(),
                 acc_size,
