@@ -19,7 +19,7 @@ set -uo pipefail
 mode="${1:?correctness or bench}"
 shift
 here="$(dirname "$0")"
-bin=.gpu/bin/futhark-rs
+bin=${BIN:-.gpu/bin/futhark-rs}
 out="${OUT:-/tmp/multi-out}"
 mkdir -p "$out"
 export NCCL_NVLS_ENABLE=0

@@ -500,18 +500,37 @@ pub fn needed_indices(space: &SegSpace, body: &Body) -> Vec<bool> {
 
 /// Binds the row-major indices `dims` that `needed` marks from the declared mutable `rem`
 /// (their flat position), dividing `rem` down only while an outer index still needs it.
+/// Positions and extents are never negative, so the prelude's `fut_idiv`/`fut_imod` may
+/// divide in 32 bits when both fit (a 64-bit division is a long software routine on the
+/// GPU, and this runs for every element); a remainder next to its quotient is one
+/// multiply-subtract.
 pub fn unflatten(out: &mut String, pad: &str, rem: &str, dims: &[(Name, Size)], needed: &[bool]) {
     for k in (0..dims.len()).rev() {
         let (d, s) = &dims[k];
-        if needed[k] {
-            if k == 0 {
+        let outer = k > 0 && needed[..k].iter().any(|x| *x);
+        if k == 0 {
+            if needed[k] {
                 let _ = writeln!(out, "{pad}const i64 v_{d} = {rem};");
-            } else {
-                let _ = writeln!(out, "{pad}const i64 v_{d} = {rem} % {};", size_exp(s));
             }
+            continue;
         }
-        if k > 0 && needed[..k].iter().any(|x| *x) {
-            let _ = writeln!(out, "{pad}{rem} = {rem} / {};", size_exp(s));
+        let s = size_exp(s);
+        match (needed[k], outer) {
+            (true, true) => {
+                let _ = writeln!(
+                    out,
+                    "{pad}const i64 fut_q_{d} = fut_idiv({rem}, {s});\n\
+                     {pad}const i64 v_{d} = {rem} - fut_q_{d} * {s};\n\
+                     {pad}{rem} = fut_q_{d};"
+                );
+            }
+            (true, false) => {
+                let _ = writeln!(out, "{pad}const i64 v_{d} = fut_imod({rem}, {s});");
+            }
+            (false, true) => {
+                let _ = writeln!(out, "{pad}{rem} = fut_idiv({rem}, {s});");
+            }
+            (false, false) => {}
         }
     }
 }

@@ -50,6 +50,14 @@ static __device__ __forceinline__ f16s fut_f16_store(f32 f) {
 // arithmetic done in f32 registers gives f16 results.
 static __device__ __forceinline__ f32 fut_f16_round(f32 f) { return fut_f16_load(fut_f16_store(f)); }
 
+// Division and remainder of non-negative 64-bit positions and extents: in 32 bits when
+// both operands fit (one uniform branch; a 64-bit division is a long software routine).
+static __device__ __forceinline__ i64 fut_idiv(i64 a, i64 b) {
+  return (((u64)a | (u64)b) >> 32) == 0 ? (i64)((u32)a / (u32)b) : a / b;
+}
+static __device__ __forceinline__ i64 fut_imod(i64 a, i64 b) {
+  return (((u64)a | (u64)b) >> 32) == 0 ? (i64)((u32)a % (u32)b) : a % b;
+}
 template <typename T> static __device__ __forceinline__ T fut_min(T a, T b) { return a < b ? a : b; }
 template <typename T> static __device__ __forceinline__ T fut_max(T a, T b) { return a < b ? b : a; }
 static __device__ __forceinline__ f32 fut_min(f32 a, f32 b) { return fminf(a, b); }
