@@ -22,7 +22,7 @@ use super::emit::{
     store_conv, store_ty,
 };
 use super::prims::{ElemFn, GRID_HEADER, element_loop, vec_plan};
-use super::{CodegenError, GeneratedKernel, HistPlan, LaunchPlan};
+use super::{CodegenError, GeneratedKernel, HistPlan, LaunchPlan, open_entry};
 
 /// Threads per block of the shared-memory entry.
 pub const HIST_BLOCK: u32 = 256;
@@ -231,9 +231,10 @@ pub fn gen_hist(
     let ne = constant(hist.neutral[0]);
 
     let b = HIST_BLOCK;
-    let _ = writeln!(
-        src,
-        "extern \"C\" __global__ void __launch_bounds__({b}) {name}_shared({params}, const int fut_nsub) {{\n  fut_pdl_enter();"
+    open_entry(
+        &mut src,
+        b,
+        &format!("{name}_shared({params}, const int fut_nsub)"),
     );
     src.push_str(GRID_HEADER);
     let _ = writeln!(src, "  const i64 fut_h = {h};");
@@ -274,10 +275,7 @@ pub fn gen_hist(
     );
     let _ = writeln!(src, "  }}\n}}\n");
 
-    let _ = writeln!(
-        src,
-        "extern \"C\" __global__ void __launch_bounds__(1024) {name}_global({params}) {{\n  fut_pdl_enter();"
-    );
+    open_entry(&mut src, 1024, &format!("{name}_global({params})"));
     src.push_str(GRID_HEADER);
     let _ = writeln!(src, "  const i64 fut_h = {h};");
     let global_update = update_fn(name, &hist.body, "global", &format!("&a_{dest}["));

@@ -28,6 +28,16 @@ pub const WARP_SCAN_MAX: i64 = 32 * WARP_SCAN_ITEMS as i64;
 /// Elements each lane of a segmented scan's warp entry holds in registers.
 pub const WARP_SCAN_ITEMS: usize = 8;
 
+/// Opens a kernel entry point: `extern "C"` signature `signature` (name and parameter list)
+/// with `__launch_bounds__(bounds)`, then `fut_pdl_enter()` as its first statement. Every
+/// entry must start so: kernels are launched with programmatic dependent launch and may
+/// read or write nothing before it (see the prelude).
+pub(crate) fn open_entry(src: &mut String, bounds: impl std::fmt::Display, signature: &str) {
+    src.push_str(&format!(
+        "extern \"C\" __global__ void __launch_bounds__({bounds}) {signature} {{\n  fut_pdl_enter();\n"
+    ));
+}
+
 use futhark_ir::{Kernel, KernelProgram, Name, PrimType, SegOp, Size, Stm, TypeError};
 use thiserror::Error;
 
@@ -76,11 +86,9 @@ pub struct ScanPlan {
     /// One thread per segment, for tiny segments (segmented scans only).
     pub thread_entry: Option<String>,
     /// One warp per segment, for segments of at most [`WARP_SCAN_MAX`] elements (segmented
-    /// scans only): no tiles, no look-back, each block of [`ScanPlan::warp_warps`] warps
-    /// needing `warp_warps * warp_slot` bytes of shared memory.
+    /// scans only): no tiles, no look-back; each warp needs
+    /// [`scan::warp_slot`]`(acc_size)` bytes of shared memory.
     pub warp_entry: Option<String>,
-    /// Shared memory one warp of `warp_entry` uses (its segment, padded).
-    pub warp_slot: usize,
     pub segments: Vec<Size>,
     pub inner: Size,
     pub acc_size: usize,

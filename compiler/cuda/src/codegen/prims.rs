@@ -165,7 +165,7 @@ pub fn element_loop(
 pub const GRID_HEADER: &str = "  const i64 fut_gtid = (i64)blockIdx.x * blockDim.x + threadIdx.x;\n  const i64 fut_gstride = (i64)gridDim.x * blockDim.x;\n";
 
 use super::emit::{kernel_params, size_exp, size_product, store_conv};
-use super::{CodegenError, GeneratedKernel, LaunchPlan};
+use super::{CodegenError, GeneratedKernel, LaunchPlan, open_entry};
 use futhark_ir::{Kernel, Scatter, SegMap};
 
 /// Generates a map kernel: one grid-stride loop writing every output at the flat index.
@@ -196,10 +196,10 @@ pub fn gen_map(
     };
     let entry = kernel.name.clone();
     let mut src = String::new();
-    let _ = writeln!(
-        src,
-        "extern \"C\" __global__ void __launch_bounds__(1024) {entry}({}) {{\n  fut_pdl_enter();",
-        kernel_params(prog, kernel).join(", ")
+    open_entry(
+        &mut src,
+        1024,
+        &format!("{entry}({})", kernel_params(prog, kernel).join(", ")),
     );
     src.push_str(GRID_HEADER);
     src.push_str(&element_loop(
@@ -253,10 +253,10 @@ pub fn gen_scatter(
     };
     let entry = kernel.name.clone();
     let mut src = String::new();
-    let _ = writeln!(
-        src,
-        "extern \"C\" __global__ void __launch_bounds__(1024) {entry}({}) {{\n  fut_pdl_enter();",
-        kernel_params(prog, kernel).join(", ")
+    open_entry(
+        &mut src,
+        1024,
+        &format!("{entry}({})", kernel_params(prog, kernel).join(", ")),
     );
     src.push_str(GRID_HEADER);
     src.push_str(&element_loop(

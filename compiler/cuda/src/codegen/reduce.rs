@@ -32,7 +32,7 @@ use super::emit::{
     store_acc, struct_layout, unflatten,
 };
 use super::prims::{ElemFn, GRID_HEADER, element_loop, vec_plan};
-use super::{CodegenError, GeneratedKernel, LaunchPlan, RedPlan};
+use super::{CodegenError, GeneratedKernel, LaunchPlan, RedPlan, open_entry};
 
 /// Threads per block of the block entry (its shared memory layout depends on it).
 pub const RED_BLOCK: u32 = 256;
@@ -85,9 +85,12 @@ pub fn gen_red(
     let b = RED_BLOCK;
     let q = RED_TILE_Q;
     let tile = b * q;
-    let _ = writeln!(
-        src,
-        "extern \"C\" __global__ void __launch_bounds__({b}) {name}_block({params}, const i64 fut_bps, {name}_acc* __restrict__ fut_partials, u32* __restrict__ fut_counters) {{\n  fut_pdl_enter();"
+    open_entry(
+        &mut src,
+        b,
+        &format!(
+            "{name}_block({params}, const i64 fut_bps, {name}_acc* __restrict__ fut_partials, u32* __restrict__ fut_counters)"
+        ),
     );
     let _ = writeln!(src, "  volatile int* fut_flag = (volatile int*)fut_shared;");
     let _ = writeln!(
@@ -215,10 +218,7 @@ pub fn gen_red(
     let _ = writeln!(src, "  }}\n}}\n");
 
     // --- warp entry ---
-    let _ = writeln!(
-        src,
-        "extern \"C\" __global__ void __launch_bounds__({b}) {name}_warp({params}) {{\n  fut_pdl_enter();"
-    );
+    open_entry(&mut src, b, &format!("{name}_warp({params})"));
     let _ = writeln!(src, "  const i64 fut_nseg = {nseg}, fut_seglen = {seglen};");
     let _ = writeln!(src, "  const i64 fut_lane = threadIdx.x & 31;");
     let _ = writeln!(
@@ -269,10 +269,7 @@ pub fn gen_red(
     let _ = writeln!(src, "    }}\n  }}\n}}\n");
 
     // --- thread entry ---
-    let _ = writeln!(
-        src,
-        "extern \"C\" __global__ void __launch_bounds__(1024) {name}_thread({params}) {{\n  fut_pdl_enter();"
-    );
+    open_entry(&mut src, 1024, &format!("{name}_thread({params})"));
     src.push_str(GRID_HEADER);
     let _ = writeln!(src, "  const i64 fut_nseg = {nseg}, fut_seglen = {seglen};");
     let _ = writeln!(

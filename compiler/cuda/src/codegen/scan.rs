@@ -52,7 +52,8 @@ use super::emit::{
 };
 use super::prims::{GRID_HEADER, VecPlan, typed_arrays, vec_plan};
 use super::{
-    ArrayParam, CodegenError, GeneratedKernel, LaunchPlan, ScanPlan, WARP_SCAN_ITEMS, WARP_SCAN_MAX,
+    ArrayParam, CodegenError, GeneratedKernel, LaunchPlan, ScanPlan, WARP_SCAN_ITEMS,
+    WARP_SCAN_MAX, open_entry,
 };
 
 /// Threads per block of the look-back kernel.
@@ -515,9 +516,10 @@ pub fn gen_scan_with(
     } else {
         format!("{bt}")
     };
-    let _ = writeln!(
-        src,
-        "extern \"C\" __global__ void __launch_bounds__({bounds}) {name}_lookback({params}, u32* __restrict__ fut_tile_counter, {status_params}) {{\n  fut_pdl_enter();"
+    open_entry(
+        &mut src,
+        bounds,
+        &format!("{name}_lookback({params}, u32* __restrict__ fut_tile_counter, {status_params})"),
     );
     let _ = writeln!(src, "  const i64 fut_n = {total};");
     let _ = writeln!(src, "  const i64 fut_seglen = {seglen};");
@@ -1229,18 +1231,11 @@ pub fn gen_scan_with(
             String::new()
         }
     );
+    let nseg = size_product(&scan.space.outer().iter().map(|d| &d.1).collect::<Vec<_>>());
     let thread_entry = if segmented {
-        let _ = writeln!(
-            src,
-            "extern \"C\" __global__ void __launch_bounds__(1024) {name}_thread({params}) {{\n  fut_pdl_enter();"
-        );
+        open_entry(&mut src, 1024, &format!("{name}_thread({params})"));
         src.push_str(GRID_HEADER);
-        let outer: Vec<&Size> = scan.space.outer().iter().map(|d| &d.1).collect();
-        let _ = writeln!(
-            src,
-            "  const i64 fut_nseg = {}, fut_seglen = {seglen};",
-            size_product(&outer)
-        );
+        let _ = writeln!(src, "  const i64 fut_nseg = {nseg}, fut_seglen = {seglen};");
         let _ = writeln!(
             src,
             "  for (i64 fut_seg = fut_gtid; fut_seg < fut_nseg; fut_seg += fut_gstride) {{"
@@ -1265,7 +1260,7 @@ pub fn gen_scan_with(
             &WarpScan {
                 name,
                 params: &params,
-                nseg: &size_product(&scan.space.outer().iter().map(|d| &d.1).collect::<Vec<_>>()),
+                nseg: &nseg,
                 seglen: &seglen,
                 acc: &a,
                 ne: &ne,
@@ -1286,7 +1281,6 @@ pub fn gen_scan_with(
         LaunchPlan::Scan(ScanPlan {
             lookback_entry: format!("{name}_lookback"),
             thread_entry,
-            warp_slot: warp_slot(acc_size),
             warp_entry,
             segments: scan.space.outer().iter().map(|d| d.1.clone()).collect(),
             inner,
@@ -1310,11 +1304,13 @@ pub fn gen_scan_with(
     Ok(gk)
 }
 
-/// Shared memory one warp of a segmented scan's warp entry needs: its whole segment,
-/// padded against bank conflicts like the tiles.
+/// Accumulators one warp of a segmented scan's warp entry keeps in shared memory: its
+/// whole segment, padded against bank conflicts like the tiles (`_PAD`).
+const WARP_SLOT_ELEMS: usize = WARP_SCAN_MAX as usize + WARP_SCAN_MAX as usize / 32;
+
+/// Bytes of shared memory one warp of a segmented scan's warp entry needs.
 pub fn warp_slot(acc_size: usize) -> usize {
-    let n = WARP_SCAN_MAX as usize;
-    (n + n / 32) * acc_size
+    WARP_SLOT_ELEMS * acc_size
 }
 
 /// What the warp entry of a segmented scan is generated from.
@@ -1350,12 +1346,8 @@ fn gen_warp_entry(
         ne,
     } = *w;
     let items = WARP_SCAN_ITEMS;
-    let max = WARP_SCAN_MAX;
     let op = |x: &str, y: &str| format!("{name}_op({x}, {y})");
-    let _ = writeln!(
-        src,
-        "extern \"C\" __global__ void __launch_bounds__(256) {name}_warp({params}) {{\n  fut_pdl_enter();"
-    );
+    open_entry(src, 256, &format!("{name}_warp({params})"));
     let _ = writeln!(
         src,
         "  const i64 fut_nseg = {nseg}, fut_seglen = {seglen};\n  \
@@ -1363,7 +1355,7 @@ fn gen_warp_entry(
          {a}* fut_buf = ({a}*)fut_shared + (threadIdx.x >> 5) * {slot};\n  \
          const i64 fut_nw = ((i64)gridDim.x * blockDim.x) >> 5;\n  \
          const int fut_per = (int)((fut_seglen + 31) >> 5);",
-        slot = max + max / 32
+        slot = WARP_SLOT_ELEMS
     );
     let _ = writeln!(
         src,

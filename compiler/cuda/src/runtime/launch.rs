@@ -17,6 +17,7 @@ use super::device::Gpu;
 use super::error::{CudaError, Result};
 use super::nvrtc;
 use super::timing::KernelStats;
+use crate::codegen::scan::warp_slot;
 use crate::codegen::{GeneratedKernel, LaunchPlan, WARP_SCAN_MAX};
 
 /// A generated kernel loaded on a GPU.
@@ -653,13 +654,13 @@ impl Gpu {
                 }
                 // Segments that fit a warp: one warp each, no look-back. Blocks of up to 8
                 // warps, fewer where the accumulator is large (no shared-memory opt-in).
+                let slot = warp_slot(s.acc_size);
                 if let Some(warp) = s.warp_entry.as_ref().filter(|_| len <= WARP_SCAN_MAX)
                     && warp_scan_wanted()
-                    && s.warp_slot > 0
-                    && s.warp_slot <= DEFAULT_SHARED
+                    && slot <= DEFAULT_SHARED
                 {
-                    let warps = (DEFAULT_SHARED / s.warp_slot).clamp(1, 8) as u32;
-                    let (b, shared) = (warps * 32, warps as usize * s.warp_slot);
+                    let warps = (DEFAULT_SHARED / slot).clamp(1, 8) as u32;
+                    let (b, shared) = (warps * 32, warps as usize * slot);
                     let resident = (sms * self.occupancy(name, warp, b, shared)?) as i64;
                     return Ok(vec![Launch {
                         entry: warp.clone(),
@@ -739,7 +740,6 @@ impl Gpu {
     }
 }
 
-/// Ceiling division of non-negative sizes.
 /// Launches `f` allowing it to start before the previous kernel on `stream` has finished
 /// (programmatic stream serialization): the generated entries wait for it themselves.
 ///
@@ -778,6 +778,7 @@ fn warp_scan_wanted() -> bool {
     *WANTED.get_or_init(|| !std::env::var("FUTHARK_WARP_SCAN").is_ok_and(|v| v == "0"))
 }
 
+/// Ceiling division of non-negative sizes.
 fn div_up(a: i64, b: i64) -> i64 {
     (a + b - 1) / b.max(1)
 }

@@ -28,7 +28,7 @@ use crate::codegen::emit::{
     struct_layout,
 };
 use crate::codegen::prims::{typed_arrays, vec_plan};
-use crate::codegen::{ArrayParam, CodegenError, GeneratedKernel, LaunchPlan, ScanPlan};
+use crate::codegen::{ArrayParam, CodegenError, GeneratedKernel, LaunchPlan, ScanPlan, open_entry};
 
 /// The three kernels of a reduce-then-scan.
 #[derive(Clone, Debug)]
@@ -341,9 +341,10 @@ pub fn gen_scan_rts(
     };
 
     // 1. Chunk totals.
-    let _ = writeln!(
-        src,
-        "extern \"C\" __global__ void __launch_bounds__({b}) {name}_rts_reduce({params}, {extra}) {{\n  fut_pdl_enter();"
+    open_entry(
+        &mut src,
+        b,
+        &format!("{name}_rts_reduce({params}, {extra})"),
     );
     header(&mut src);
     let _ = writeln!(src, "  {a} fut_acc = {ne};");
@@ -384,9 +385,10 @@ pub fn gen_scan_rts(
         .chain(sizes_params.iter().cloned())
         .collect::<Vec<_>>()
         .join(", ");
-    let _ = writeln!(
-        src,
-        "extern \"C\" __global__ void __launch_bounds__(1024) {name}_rts_spine({spine_params}, {extra}) {{\n  fut_pdl_enter();"
+    open_entry(
+        &mut src,
+        1024,
+        &format!("{name}_rts_spine({spine_params}, {extra})"),
     );
     header(&mut src);
     let _ = writeln!(src, "  const i64 fut_nc = (fut_n + {chunk} - 1) / {chunk};");
@@ -421,10 +423,7 @@ pub fn gen_scan_rts(
     let _ = writeln!(src, "}}\n");
 
     // 3. Scan of each chunk from its carry-in.
-    let _ = writeln!(
-        src,
-        "extern \"C\" __global__ void __launch_bounds__({b}) {name}_rts_scan({params}, {extra}) {{\n  fut_pdl_enter();"
-    );
+    open_entry(&mut src, b, &format!("{name}_rts_scan({params}, {extra})"));
     header(&mut src);
     let _ = writeln!(src, "  {a} fut_carry = fut_sums[blockIdx.x];");
     let _ = writeln!(src, "  {a} fut_x[{q}];");
@@ -485,7 +484,6 @@ pub fn gen_scan_rts(
                 lookback_entry: format!("{name}_{entry}"),
                 thread_entry: None,
                 warp_entry: None,
-                warp_slot: 0,
                 segments: vec![],
                 inner: inner.clone(),
                 acc_size,
