@@ -81,6 +81,13 @@ pub trait Backend {
     fn synchronize(&mut self) -> Result<()> {
         Ok(())
     }
+
+    /// Waits for the queued work and reports the first run-time check that failed in a
+    /// kernel since the last call (as the interpreter words it), clearing it. Backends
+    /// whose launches fail at once (the CPU) have nothing to report.
+    fn check_failures(&mut self) -> Result<()> {
+        Ok(())
+    }
 }
 
 /// A point recorded in one device's queue by [`PeerBackend::stamp`]; what it holds is that

@@ -296,6 +296,19 @@ impl<'p> Machine<'p, '_> {
                     .map_err(|_| ExecError::malformed(format!("write of `{array}` at {i}")))?;
                 prim::set(buf, i, v)?;
             }
+            Stm::Check(c) => {
+                if !as_bool(self.exp(&c.cond)?)? {
+                    let args = c
+                        .args
+                        .iter()
+                        .map(|a| self.exp(a))
+                        .collect::<Result<Vec<_>>>()?;
+                    return Err(ExecError::runtime_at(
+                        crate::host::fill_message(&c.msg, &args),
+                        c.loc.clone(),
+                    ));
+                }
+            }
         }
         Ok(())
     }

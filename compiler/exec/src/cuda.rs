@@ -255,6 +255,8 @@ impl Backend for CudaDevice {
                 .download(buf.get()?, &mut bytes)
                 .map_err(backend_err)?;
         }
+        // Host code must not act on what a kernel whose check failed computed.
+        self.check_failures()?;
         self.downloaded += bytes.len() as u64;
         Buffer::from_le_bytes(to_vtype(elem), &bytes)
             .map(Rc::new)
@@ -389,6 +391,13 @@ impl Backend for CudaDevice {
 
     fn synchronize(&mut self) -> Result<()> {
         self.gpu.synchronize().map_err(backend_err)
+    }
+
+    fn check_failures(&mut self) -> Result<()> {
+        match self.gpu.take_failure().map_err(backend_err)? {
+            None => Ok(()),
+            Some(f) => Err(ExecError::runtime_at(f.message, f.loc)),
+        }
     }
 }
 

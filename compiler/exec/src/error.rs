@@ -5,9 +5,10 @@
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum ExecError {
     /// A run-time error of the program itself (bounds, assertion, division by zero); the
-    /// text follows the reference interpreter's wording, which tests match by regex.
-    #[error("Error: {0}")]
-    Runtime(String),
+    /// text follows the reference interpreter's wording, which tests match by regex, and
+    /// the location (`path:line:col-col`) is printed as the interpreter prints it.
+    #[error("{}", runtime_text(.msg, .loc.as_deref()))]
+    Runtime { msg: String, loc: Option<String> },
     /// A construct the executor cannot run.
     #[error("unsupported by the executor: {0}")]
     Unsupported(String),
@@ -30,11 +31,40 @@ pub enum ExecError {
 
 impl ExecError {
     pub fn runtime(msg: impl Into<String>) -> ExecError {
-        ExecError::Runtime(msg.into())
+        ExecError::Runtime {
+            msg: msg.into(),
+            loc: None,
+        }
+    }
+
+    /// A run-time error of the program at a source location.
+    pub fn runtime_at(msg: impl Into<String>, loc: Option<String>) -> ExecError {
+        ExecError::Runtime {
+            msg: msg.into(),
+            loc,
+        }
+    }
+
+    /// The error located at `loc` when it is a run-time error without a location yet.
+    pub fn located(self, loc: Option<&str>) -> ExecError {
+        match (self, loc) {
+            (ExecError::Runtime { msg, loc: None }, Some(l)) => ExecError::Runtime {
+                msg,
+                loc: Some(l.to_string()),
+            },
+            (e, _) => e,
+        }
     }
 
     pub fn malformed(msg: impl Into<String>) -> ExecError {
         ExecError::Malformed(msg.into())
+    }
+}
+
+fn runtime_text(msg: &str, loc: Option<&str>) -> String {
+    match loc {
+        Some(loc) => format!("Error at {loc}:\n{msg}"),
+        None => format!("Error: {msg}"),
     }
 }
 

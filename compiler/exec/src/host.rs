@@ -125,6 +125,12 @@ impl<B: Backend> Executor<B> {
         self.depth += 1;
         let r = self.body(&f.body, &mut env);
         self.depth -= 1;
+        if self.depth == 0 {
+            // A check that failed in a kernel happened before whatever the host did after
+            // launching it, so it is the error to report; and results are not returned
+            // before the kernels that computed them are known to have passed their checks.
+            self.backend.check_failures()?;
+        }
         r
     }
 
@@ -136,7 +142,9 @@ impl<B: Backend> Executor<B> {
     }
 
     fn stm(&mut self, stm: &Stm, env: &mut Env<B::Buf>) -> Result<()> {
-        let vals = self.exp(&stm.exp, &stm.pat, env)?;
+        let vals = self
+            .exp(&stm.exp, &stm.pat, env)
+            .map_err(|e| e.located(stm.loc.as_deref()))?;
         bind_pat(&stm.pat, vals, env)
     }
 
@@ -715,7 +723,9 @@ fn bind_pat<D>(pat: &Pat, vals: Vec<Val<D>>, env: &mut Env<D>) -> Result<()> {
 
 /// An assertion's message with its holes filled: integers print bare (`Range 5...1 is
 /// invalid.`, as the interpreter says it), other values in Futhark's syntax.
-fn fill_message(msg: &str, values: &[PrimValue]) -> String {
+/// An assertion's or check's message with its holes filled by values (integers without
+/// their type suffix, as Futhark prints them).
+pub(crate) fn fill_message(msg: &str, values: &[PrimValue]) -> String {
     let shown: Vec<String> = values
         .iter()
         .map(|v| match *v {

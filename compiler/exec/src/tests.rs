@@ -323,7 +323,10 @@ fn run_time_errors_use_futharks_wording() {
         vec![Value::scalar(-1i32)],
     );
     let msg = asserted.expect_err("assertion").to_string();
-    assert!(msg.contains("Assertion is false: x > 0 (at "), "{msg}");
+    assert!(
+        msg.starts_with("Error at ") && msg.ends_with(":\nAssertion is false: x > 0"),
+        "{msg}"
+    );
 }
 
 /// Ranges that run the wrong way or step by zero fail as the interpreter says it, with

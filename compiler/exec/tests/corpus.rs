@@ -134,7 +134,7 @@ fn run_file(path: &Path, deadline: Instant) -> FileResult {
         let got = exec.call_entry(entry, args);
         let verdict: Result<(), String> = match (&case.expect, got) {
             (_, Err(ExecError::Timeout)) => Err("timeout".into()),
-            (Expectation::RunError(re), Err(ExecError::Runtime(m))) => {
+            (Expectation::RunError(re), Err(ExecError::Runtime { msg: m, .. })) => {
                 let text = format!("Error: {m}");
                 match regex_lite_match(re, &text) {
                     true => Ok(()),

@@ -502,7 +502,24 @@ pub enum Stm {
     },
     /// `array[index] = value`; the front end guarantees the index is in bounds.
     Write { array: Name, index: Exp, value: Exp },
+    /// A run-time check of the source program (bounds, division by zero, an assertion):
+    /// when `cond` is false the first failure is recorded — `msg` with its `{}` holes
+    /// filled by `args` (see `soacs::message`), at `loc` — and reported by the host once
+    /// the launch finishes. The thread goes on: the translator guards the read or write
+    /// the check protects, so a failing thread touches no memory outside its arrays.
+    Check(Check),
 }
+
+/// See [`Stm::Check`].
+#[derive(Clone, Debug, PartialEq)]
+pub struct Check {
+    pub cond: Exp,
+    pub msg: String,
+    pub args: Vec<Exp>,
+    /// `path:line:col-col` of the checked expression, as the interpreter writes it.
+    pub loc: Option<String>,
+}
+
 
 impl Stm {
     pub fn let_(name: &str, ty: PrimType, exp: Exp) -> Stm {
@@ -540,8 +557,36 @@ impl Stm {
                 on_exp(index);
                 on_exp(value);
             }
+            Stm::Check(c) => {
+                on_exp(&c.cond);
+                c.args.iter().for_each(on_exp);
+            }
         }
     }
+}
+
+/// Statements without their run-time checks (`--unsafe`).
+pub fn without_checks(stms: &[Stm]) -> Vec<Stm> {
+    stms.iter()
+        .filter(|s| !matches!(s, Stm::Check(_)))
+        .map(|s| match s {
+            Stm::For { var, bound, body } => Stm::For {
+                var: var.clone(),
+                bound: bound.clone(),
+                body: without_checks(body),
+            },
+            Stm::If {
+                cond,
+                then_branch,
+                else_branch,
+            } => Stm::If {
+                cond: cond.clone(),
+                then_branch: without_checks(then_branch),
+                else_branch: without_checks(else_branch),
+            },
+            s => s.clone(),
+        })
+        .collect()
 }
 
 /// If a loop body is exactly `if cond { … }` (no else) with `cond` independent of the loop

@@ -234,7 +234,7 @@ fn classify_writes(
 /// less the elements of the rows before the piece.
 fn shift_writes(s: &mut Stm, prog: &KernelProgram, rows: &[Name]) {
     match s {
-        Stm::Let { .. } | Stm::Assign { .. } | Stm::Mut { .. } => {}
+        Stm::Let { .. } | Stm::Assign { .. } | Stm::Mut { .. } | Stm::Check(_) => {}
         Stm::For { body, .. } => body.iter_mut().for_each(|s| shift_writes(s, prog, rows)),
         Stm::If {
             then_branch,
@@ -458,6 +458,10 @@ fn rewrite_stm(s: &mut Stm, aligned: &Aligned, local: &Exp) {
         Stm::Write { index, value, .. } => {
             ex(index);
             ex(value);
+        }
+        Stm::Check(c) => {
+            ex(&mut c.cond);
+            c.args.iter_mut().for_each(ex);
         }
     }
 }

@@ -37,7 +37,9 @@ pub mod soacs;
 pub mod typecheck;
 pub mod types;
 
-pub use exp::{BinOp, Body, CmpOp, Exp, Lambda, MathFn, Name, Stm, UnOp, guarded_loop};
+pub use exp::{
+    BinOp, Body, Check, CmpOp, Exp, Lambda, MathFn, Name, Stm, UnOp, guarded_loop, without_checks,
+};
 pub use kernel::{
     ArrayDecl, Kernel, KernelProgram, Scatter, SegHist, SegMap, SegOp, SegRed, SegScan, SegSpace,
     Size,

@@ -79,6 +79,16 @@ fn write_stms(out: &mut String, stms: &[Stm], indent: usize) {
                 index,
                 value,
             } => writeln!(out, "{pad}{array}[{index}] = {value}"),
+            Stm::Check(c) => {
+                let args: Vec<String> = c.args.iter().map(|a| a.to_string()).collect();
+                writeln!(
+                    out,
+                    "{pad}check {} {:?} ({})",
+                    c.cond,
+                    c.msg,
+                    args.join(", ")
+                )
+            }
         };
     }
 }

@@ -253,6 +253,20 @@ impl<'a> Checker<'a> {
                     self.expect(index, PrimType::I64, "write index")?;
                     self.expect(value, arr.elem, &format!("value written to `{array}`"))?;
                 }
+                Stm::Check(c) => {
+                    self.expect(&c.cond, PrimType::Bool, "check condition")?;
+                    let holes = crate::soacs::message::holes(&c.msg);
+                    if holes != c.args.len() {
+                        return self.err(format!(
+                            "check message {:?} has {holes} holes for {} arguments",
+                            c.msg,
+                            c.args.len()
+                        ));
+                    }
+                    for a in &c.args {
+                        self.exp(a)?;
+                    }
+                }
             }
         }
         Ok(())

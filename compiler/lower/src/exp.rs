@@ -274,18 +274,17 @@ impl<'a> Lowerer<'a> {
                     .strip_prefix('(')
                     .and_then(|t| t.strip_suffix(')'))
                     .unwrap_or(text);
-                let msg = futhark_ir::soacs::message::escape(&format!(
-                    "Assertion is false: {text} (at {})",
-                    self.location(span)
-                ));
-                self.emit(
-                    Pat::default(),
-                    IExp::Assert {
-                        cond: c,
-                        msg,
-                        args: Vec::new(),
-                    },
-                );
+                let msg = futhark_ir::soacs::message::escape(&format!("Assertion is false: {text}"));
+                self.located(span, |this| {
+                    this.emit(
+                        Pat::default(),
+                        IExp::Assert {
+                            cond: c,
+                            msg,
+                            args: Vec::new(),
+                        },
+                    )
+                });
                 self.exp(body, ctx)
             }
             ExpKind::Error => Err(LowerError::internal(Some(span), "erroneous expression")),
@@ -299,7 +298,12 @@ impl<'a> Lowerer<'a> {
         let Some(f) = self.files.get(&span.file) else {
             return String::new();
         };
-        let lines = futhark_syntax::LineIndex::new(f.source);
+        let lines = self
+            .lines
+            .borrow_mut()
+            .entry(span.file)
+            .or_insert_with(|| Rc::new(futhark_syntax::LineIndex::new(f.source)))
+            .clone();
         let (l0, c0) = lines.line_col(span.start);
         let (l1, c1) = lines.line_col(span.end.max(span.start + 1) - 1);
         if l0 == l1 {

@@ -160,7 +160,7 @@ impl<'a> Lowerer<'a> {
             .map(|(_, t)| t.shape().to_vec())
             .ok_or_else(|| LowerError::unsupported(Some(span), "indexing an array without data"))?;
         let idx = self.dim_indices(idxs, &dims, span, ctx)?;
-        self.index_with(&v, &idx)
+        self.located(span, |this| this.index_with(&v, &idx))
     }
 
     /// `v[i, j, …]` for fixed `i64` indices.
@@ -242,7 +242,8 @@ impl<'a> Lowerer<'a> {
                             return Err(e);
                         }
                     };
-                    let r = self.bind("upd", t.clone(), IExp::Update(arr.clone(), idx.clone(), nv));
+                    let upd = IExp::Update(arr.clone(), idx.clone(), nv);
+                    let r = self.located(*span, |this| this.bind("upd", t.clone(), upd));
                     Ok((r, t.clone()))
                 });
                 match err {
@@ -365,7 +366,10 @@ impl<'a> Lowerer<'a> {
                 1
             }),
         };
-        self.check_range(&a, second.as_ref(), &b, (&a64, &step64, &b64), kind);
+        let whole = futhark_syntax::Span::new(start.span.file, start.span.start, end.span.end);
+        self.located(whole, |this| {
+            this.check_range(&a, second.as_ref(), &b, (&a64, &step64, &b64), kind)
+        });
         let i64t = Type::Prim(PrimType::I64);
         let n = match (kind, step64.as_i64()) {
             (RangeKind::UpToExclusive, Some(1)) => self.sub64(b64, a64),

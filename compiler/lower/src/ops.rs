@@ -227,7 +227,12 @@ impl<'a> Lowerer<'a> {
             _ => None,
         };
         if let Some(bop) = bin {
-            let r = self.bind("b", Type::Prim(t), IExp::BinOp(bop, a, b));
+            let e = IExp::BinOp(bop, a, b);
+            let r = if bop.can_fail() {
+                self.located(span, |this| this.bind("b", Type::Prim(t), e))
+            } else {
+                self.bind("b", Type::Prim(t), e)
+            };
             return Ok(Value::prim(r, t));
         }
         let (cmp, x, y) = match op {

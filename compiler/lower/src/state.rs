@@ -65,6 +65,10 @@ pub struct Lowerer<'a> {
     /// Sizes named by the checker (by unique id) that results of calls were seen to have;
     /// the last resort for evaluating a size term.
     pub size_ids: HashMap<u64, SubExp>,
+    /// The source location given to the statements emitted now (see [`Lowerer::located`]).
+    pub loc: Option<Rc<str>>,
+    /// Line tables of the files whose locations were asked for.
+    pub lines: std::cell::RefCell<HashMap<FileId, Rc<futhark_syntax::LineIndex>>>,
 }
 
 impl<'a> Lowerer<'a> {
@@ -83,7 +87,19 @@ impl<'a> Lowerer<'a> {
             specs: HashMap::new(),
             inline_depth: 0,
             size_ids: HashMap::new(),
+            loc: None,
+            lines: Default::default(),
         }
+    }
+
+    /// Runs `f` with the statements it emits located at `span` (the expression whose
+    /// run-time errors they raise: an index, an update, a division).
+    pub fn located<T>(&mut self, span: Span, f: impl FnOnce(&mut Self) -> T) -> T {
+        let loc: Rc<str> = self.location(span).into();
+        let outer = self.loc.replace(loc);
+        let r = f(self);
+        self.loc = outer;
+        r
     }
 
     /// The checker's tables for the file a span is in.
@@ -133,7 +149,7 @@ impl<'a> Lowerer<'a> {
             self.types.insert(p.name.clone(), p.ty.clone());
         }
         if let Some(top) = self.stack.last_mut() {
-            top.push(Stm::new(pat, exp));
+            top.push(Stm::new(pat, exp).at(self.loc.clone()));
         }
     }
 

@@ -464,7 +464,9 @@ impl<B: Backend> Runner for Compiled<B> {
             new_kernels,
         } = match r {
             Ok(Ok(x)) => x,
-            Ok(Err(ExecError::Runtime(m))) => return Err(RunError::Program(format!("Error: {m}"))),
+            Ok(Err(e @ ExecError::Runtime { .. })) => {
+                return Err(RunError::Program(e.to_string()));
+            }
             Ok(Err(ExecError::Interrupted)) => {
                 return Err(RunError::Program("Interrupted.".to_string()));
             }

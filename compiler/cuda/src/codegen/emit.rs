@@ -151,6 +151,8 @@ pub struct VecSubst {
 #[derive(Clone)]
 pub struct Emitter<'a> {
     pub prog: &'a KernelProgram,
+    /// The program's run-time checks, numbered as the host decodes them.
+    checks: Vec<futhark_ir::Check>,
     types: HashMap<Name, PrimType>,
     sizes: HashSet<Name>,
     space: Option<SegSpace>,
@@ -169,6 +171,7 @@ impl<'a> Emitter<'a> {
         collect_bindings(&kernel.op.body().stms, &mut types);
         Emitter {
             prog,
+            checks: program_checks(prog),
             types,
             sizes: prog.sizes.iter().cloned().collect(),
             space: Some(space.clone()),
@@ -182,6 +185,7 @@ impl<'a> Emitter<'a> {
         collect_bindings(&lam.body.stms, &mut types);
         Emitter {
             prog,
+            checks: program_checks(prog),
             types,
             sizes: HashSet::new(),
             space: None,
@@ -454,6 +458,33 @@ impl<'a> Emitter<'a> {
                     let (v, _) = self.exp(value);
                     let _ = writeln!(out, "{pad}a_{array}[{i}] = {};", store_conv(elem, &v));
                 }
+                Stm::Check(c) => {
+                    let id = self.checks.iter().position(|k| k == c).unwrap_or(0);
+                    let (cond, _) = self.exp(&c.cond);
+                    let args: Vec<String> = c
+                        .args
+                        .iter()
+                        .map(|a| {
+                            let (e, t) = self.exp(a);
+                            check_arg(&e, t)
+                        })
+                        .collect();
+                    // The arguments are computed only on the failure path.
+                    if args.is_empty() {
+                        let _ = writeln!(
+                            out,
+                            "{pad}if (__builtin_expect(!({cond}), 0)) fut_fail({id}u, 0, 0);"
+                        );
+                    } else {
+                        let _ = writeln!(
+                            out,
+                            "{pad}if (__builtin_expect(!({cond}), 0)) {{ const i64 fut_args[{}] = {{{}}}; fut_fail({id}u, fut_args, {}); }}",
+                            args.len(),
+                            args.join(", "),
+                            args.len()
+                        );
+                    }
+                }
             }
         }
     }
@@ -621,8 +652,94 @@ fn collect_bindings(stms: &[Stm], types: &mut HashMap<Name, PrimType>) {
                 collect_bindings(then_branch, types);
                 collect_bindings(else_branch, types);
             }
-            Stm::Assign { .. } | Stm::Write { .. } => {}
+            Stm::Assign { .. } | Stm::Write { .. } | Stm::Check(_) => {}
         }
+    }
+}
+
+/// What the host needs to report a failed check: the message with its holes, the types
+/// of the values that fill them, and the source location.
+#[derive(Clone, Debug, PartialEq)]
+pub struct CheckSite {
+    pub msg: String,
+    pub arg_types: Vec<PrimType>,
+    pub loc: Option<String>,
+}
+
+/// The program's checks as [`CheckSite`]s, numbered as [`program_checks`] numbers them.
+pub fn check_sites(prog: &KernelProgram) -> Vec<CheckSite> {
+    let mut types = HashMap::new();
+    for k in &prog.kernels {
+        let space = k.op.space();
+        types.insert(space.flat.clone(), PrimType::I64);
+        for (n, _) in &space.dims {
+            types.insert(n.clone(), PrimType::I64);
+        }
+        collect_bindings(&k.op.body().stms, &mut types);
+        if let Some(op) = k.op.op() {
+            types.extend(op.params.iter().cloned());
+            collect_bindings(&op.body.stms, &mut types);
+        }
+    }
+    let em = Emitter {
+        prog,
+        checks: Vec::new(),
+        types,
+        sizes: prog.sizes.iter().cloned().collect(),
+        space: None,
+        vec: None,
+    };
+    program_checks(prog)
+        .into_iter()
+        .map(|c| CheckSite {
+            arg_types: c.args.iter().map(|a| em.exp(a).1).collect(),
+            msg: c.msg,
+            loc: c.loc,
+        })
+        .collect()
+}
+
+/// Every run-time check of a program's kernels (bodies, then operators), each once, in the
+/// order that numbers them: the position here is the check's number in the failure slot.
+pub fn program_checks(prog: &KernelProgram) -> Vec<futhark_ir::Check> {
+    fn walk(stms: &[Stm], out: &mut Vec<futhark_ir::Check>) {
+        for s in stms {
+            match s {
+                Stm::Check(c) => {
+                    if !out.contains(c) {
+                        out.push(c.clone());
+                    }
+                }
+                Stm::For { body, .. } => walk(body, out),
+                Stm::If {
+                    then_branch,
+                    else_branch,
+                    ..
+                } => {
+                    walk(then_branch, out);
+                    walk(else_branch, out);
+                }
+                Stm::Let { .. } | Stm::Mut { .. } | Stm::Assign { .. } | Stm::Write { .. } => {}
+            }
+        }
+    }
+    let mut out = Vec::new();
+    for k in &prog.kernels {
+        walk(&k.op.body().stms, &mut out);
+        if let Some(op) = k.op.op() {
+            walk(&op.body.stms, &mut out);
+        }
+    }
+    out
+}
+
+/// A check's argument as the 64 bits the failure slot holds: integers sign- or
+/// zero-extended, floats as the bits of an `f64`.
+fn check_arg(e: &str, t: PrimType) -> String {
+    if t.is_float() {
+        format!("__double_as_longlong((f64){e})")
+    } else {
+        format!("(i64){e}")
     }
 }
 

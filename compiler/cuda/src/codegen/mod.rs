@@ -164,6 +164,8 @@ pub struct GeneratedKernel {
     /// a loop whose bound depends on the point), so a map launch gives every block its own
     /// points for the hardware to balance instead of a grid-stride split fixed in advance.
     pub loops: bool,
+    /// The run-time checks of the kernel, by the number a failing thread records.
+    pub checks: Vec<emit::CheckSite>,
 }
 
 impl GeneratedKernel {
@@ -189,6 +191,7 @@ impl GeneratedKernel {
                 .collect(),
             sizes: prog.kernel_sizes().to_vec(),
             loops: kernel.op.body().stms.iter().any(has_loop),
+            checks: emit::check_sites(prog),
         }
     }
 

@@ -118,6 +118,8 @@ pub struct Gpu {
     /// Whether kernels are launched with programmatic dependent launch (see
     /// [`pdl_wanted`]).
     pub pdl: bool,
+    /// Where kernels record failed run-time checks (see `failure`).
+    pub(crate) failures: super::failure::FailureSlot,
 }
 
 /// Programmatic dependent launch (compute capability 9.0 and later): a kernel may be
@@ -161,6 +163,7 @@ impl Gpu {
             timer,
             staging: super::alloc::Staging::default(),
             marks: Default::default(),
+            failures: Default::default(),
             info,
             ctx,
             stream,
@@ -213,6 +216,7 @@ impl Drop for Gpu {
                 self.timer.destroy();
                 super::peer::destroy_pool(&self.marks);
                 self.staging.destroy();
+                self.failures.destroy();
                 for (_, k) in self.kernels.drain() {
                     let _ = result::module::unload(k.module);
                 }

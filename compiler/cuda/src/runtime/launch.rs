@@ -160,6 +160,7 @@ impl Gpu {
                 .map_err(|e| CudaError::driver(format!("cuModuleGetFunction({entry})"), e))?;
             funcs.insert(entry.to_string(), f);
         }
+        self.register_module(module, &gk.name, &gk.checks)?;
         if let Some(old) = self.kernels.insert(
             gk.name.clone(),
             LoadedKernel {

@@ -684,7 +684,13 @@ impl<D: PeerBackend> Backend for Multi<D> {
     }
 
     fn download(&mut self, buf: &Self::Buf, elem: PrimType, len: usize) -> Result<Rc<Buffer>> {
-        place::download(&mut self.devs, buf, elem, len)
+        let out = place::download(&mut self.devs, buf, elem, len)?;
+        // What was downloaded may come from another GPU's failed piece (through a copy or
+        // a combine): every GPU is asked.
+        if self.devs.len() > 1 {
+            self.check_failures()?;
+        }
+        Ok(out)
     }
 
     fn alloc(&mut self, elem: PrimType, len: usize) -> Result<Self::Buf> {
@@ -781,5 +787,18 @@ impl<D: PeerBackend> Backend for Multi<D> {
             d.synchronize()?;
         }
         Ok(())
+    }
+
+    /// Every GPU's slot is read and cleared; the first GPU's failure (in device order) is
+    /// reported, so a failing piece is reported as the whole launch would report it.
+    fn check_failures(&mut self) -> Result<()> {
+        let mut first = Ok(());
+        for d in &mut self.devs {
+            let r = d.check_failures();
+            if first.is_ok() {
+                first = r;
+            }
+        }
+        first
     }
 }

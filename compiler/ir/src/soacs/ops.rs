@@ -51,6 +51,7 @@ pub enum BinOp {
 }
 
 impl BinOp {
+
     pub const ALL: [BinOp; 26] = [
         BinOp::Add,
         BinOp::Sub,

@@ -193,11 +193,25 @@ impl Pat {
 pub struct Stm {
     pub pat: Pat,
     pub exp: Exp,
+    /// Where the source expression is (`path:line:col-col`, as the interpreter writes it),
+    /// for the run-time errors the statement can raise (indexing, division); passes that
+    /// rebuild a statement may drop it, which only loses the location from a message.
+    pub loc: Option<std::rc::Rc<str>>,
 }
 
 impl Stm {
     pub fn new(pat: Pat, exp: Exp) -> Stm {
-        Stm { pat, exp }
+        Stm {
+            pat,
+            exp,
+            loc: None,
+        }
+    }
+
+    /// The statement with a source location for its run-time errors.
+    pub fn at(mut self, loc: Option<std::rc::Rc<str>>) -> Stm {
+        self.loc = loc;
+        self
     }
 }
 

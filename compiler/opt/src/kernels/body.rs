@@ -54,6 +54,13 @@ pub enum SliceDim {
     Range { start: KExp, stride: KExp },
 }
 
+/// One index of a read or write, evaluated in the kernel.
+#[derive(Clone, Debug)]
+enum KIdx {
+    Fix(KExp),
+    Slice { start: KExp, stride: KExp },
+}
+
 /// Applies fixed indices one by one.
 fn index_all(v: KVal, idx: impl IntoIterator<Item = KExp>) -> KVal {
     let mut v = v;
@@ -397,13 +404,12 @@ impl Translator<'_> {
         Ok(view)
     }
 
-    /// `v` indexed by `idx` (fixed indices and strided slices).
-    fn index_val(&mut self, v: KVal, idx: &[DimIndex]) -> TResult<KVal> {
-        if idx.iter().all(DimIndex::is_fix) {
+    /// `v` indexed by `idx` (fixed indices and strided slices, already evaluated).
+    fn index_val(&mut self, v: KVal, idx: Vec<KIdx>) -> TResult<KVal> {
+        if idx.iter().all(|i| matches!(i, KIdx::Fix(_))) {
             let mut v = v;
             for i in idx {
-                let DimIndex::Fix(x) = i else { continue };
-                let x = self.scalar(x)?;
+                let KIdx::Fix(x) = i else { continue };
                 v = match v {
                     KVal::Array(view) => view.index(x, None),
                     KVal::Scalar(..) => return Err("too many indices".into()),
@@ -414,20 +420,156 @@ impl Translator<'_> {
         let KVal::Array(base) = v else {
             return Err("slicing a scalar".into());
         };
-        let mut dims = Vec::new();
-        for i in idx {
-            dims.push(match i {
-                DimIndex::Fix(x) => SliceDim::Fix(self.scalar(x)?),
-                DimIndex::Slice { start, stride, .. } => SliceDim::Range {
-                    start: self.scalar(start)?,
-                    stride: self.scalar(stride)?,
-                },
-            });
-        }
+        let dims = idx
+            .into_iter()
+            .map(|i| match i {
+                KIdx::Fix(x) => SliceDim::Fix(x),
+                KIdx::Slice { start, stride } => SliceDim::Range { start, stride },
+            })
+            .collect();
         Ok(KVal::Array(View::Slice {
             base: Box::new(base),
             dims,
         }))
+    }
+
+    /// The indices `idx` of `arr` evaluated in the kernel, with the bounds check Futhark
+    /// makes (a fixed index in `0..n`; a slice of length 0 always valid, else its first and
+    /// last elements in `0..n`) emitted before them. A thread whose check fails goes on
+    /// with the indices of element 0, which every device buffer has (allocations are never
+    /// empty), so it reads and writes nothing outside the array.
+    fn checked_indices(
+        &mut self,
+        arr: &str,
+        idx: &[DimIndex],
+        loc: Option<&std::rc::Rc<str>>,
+        out: &mut Vec<KStm>,
+    ) -> TResult<Vec<KIdx>> {
+        let ty = self.type_of(arr)?;
+        let extents = self.dims(&ty)?;
+        let mut conds = Vec::new();
+        let mut shown = Vec::new();
+        let mut args = Vec::new();
+        let mut ks = Vec::new();
+        for (i, d) in idx.iter().enumerate() {
+            let Some(n) = extents.get(i).cloned() else {
+                return Err("more indices than dimensions".into());
+            };
+            match d {
+                DimIndex::Fix(x) => {
+                    let x = self.scalar(x)?;
+                    conds.push(scalar::below(x.clone(), n));
+                    shown.push("{}".to_string());
+                    args.push(x.clone());
+                    ks.push(KIdx::Fix(x));
+                }
+                DimIndex::Slice { start, len, stride } => {
+                    let (start, len, stride) =
+                        (self.scalar(start)?, self.scalar(len)?, self.scalar(stride)?);
+                    let last = start.clone().plus(
+                        len.clone()
+                            .plus(KExp::i64(-1))
+                            .times(stride.clone()),
+                    );
+                    let inside = KExp::bin(
+                        futhark_ir::BinOp::LogAnd,
+                        scalar::below(start.clone(), n.clone()),
+                        scalar::below(last, n),
+                    );
+                    let empty = KExp::cmp(futhark_ir::CmpOp::Eq, len.clone(), KExp::i64(0));
+                    let nonneg = KExp::cmp(futhark_ir::CmpOp::Ge, len.clone(), KExp::i64(0));
+                    conds.push(KExp::bin(
+                        futhark_ir::BinOp::LogAnd,
+                        nonneg,
+                        KExp::bin(futhark_ir::BinOp::LogOr, empty, inside),
+                    ));
+                    let end = start.clone().plus(len.times(stride.clone()));
+                    if stride == KExp::i64(1) {
+                        shown.push("{}:{}".into());
+                        args.extend([start.clone(), end]);
+                    } else {
+                        shown.push("{}:{}:{}".into());
+                        args.extend([start.clone(), end, stride.clone()]);
+                    }
+                    ks.push(KIdx::Slice { start, stride });
+                }
+            }
+        }
+        let Some(cond) = conds
+            .into_iter()
+            .reduce(|a, b| KExp::bin(futhark_ir::BinOp::LogAnd, a, b))
+        else {
+            return Ok(ks);
+        };
+        let ok = self.fresh("ok");
+        out.push(KStm::let_(&ok, PrimType::Bool, cond));
+        let shape: String = extents.iter().map(|_| "[{}]").collect();
+        args.extend(extents);
+        out.push(KStm::Check(futhark_ir::Check {
+            cond: KExp::var(&ok),
+            msg: format!(
+                "Index [{}] out of bounds for array of shape {shape}.",
+                shown.join(", ")
+            ),
+            args,
+            loc: loc.map(|l| l.to_string()),
+        }));
+        let guard = |e: KExp| KExp::Select(
+            Box::new(KExp::var(&ok)),
+            Box::new(e),
+            Box::new(KExp::i64(0)),
+        );
+        Ok(ks
+            .into_iter()
+            .map(|k| match k {
+                KIdx::Fix(x) => KIdx::Fix(guard(x)),
+                KIdx::Slice { start, stride } => KIdx::Slice {
+                    start: guard(start),
+                    stride: guard(stride),
+                },
+            })
+            .collect())
+    }
+
+    /// The check of a reshape (a size coercion): the same number of elements, worded as
+    /// the host executor words a failed coercion.
+    fn reshape_check(
+        &mut self,
+        arr: &str,
+        shape: &[SubExp],
+        loc: Option<&std::rc::Rc<str>>,
+        out: &mut Vec<KStm>,
+    ) -> TResult<()> {
+        let ty = self.type_of(arr)?;
+        let have = self.dims(&ty)?;
+        let want = shape
+            .iter()
+            .map(|d| self.scalar(d))
+            .collect::<TResult<Vec<_>>>()?;
+        let product = |ds: &[KExp]| {
+            ds.iter()
+                .cloned()
+                .reduce(|a, b| a.times(b))
+                .unwrap_or(KExp::i64(1))
+        };
+        let cond = KExp::cmp(futhark_ir::CmpOp::Eq, product(&have), product(&want));
+        if cond == KExp::cmp(futhark_ir::CmpOp::Eq, product(&have), product(&have)) {
+            return Ok(());
+        }
+        let holes = vec!["{}"; have.len()].join(", ");
+        let shown: String = want.iter().map(|_| "[{}]").collect();
+        let mut args = have;
+        args.extend(want);
+        out.push(KStm::Check(futhark_ir::Check {
+            cond,
+            msg: format!(
+                "Value of (core language) shape ({holes}) cannot match shape of type \"{shown}{}\".",
+                ty.elem()
+            ),
+            args,
+            loc: loc.map(|l| l.to_string()),
+        }));
+        Ok(())
     }
 
     /// The kernel value of an atom (declaring host inputs on first use).
@@ -590,6 +732,14 @@ impl Translator<'_> {
             Exp::BinOp(op, a, b) => {
                 let (x, t) = self.scalar_typed(a)?;
                 let y = self.scalar(b)?;
+                if let Some((cond, msg)) = scalar::operand_check(*op, &y, t) {
+                    out.push(KStm::Check(futhark_ir::Check {
+                        cond,
+                        msg: msg.into(),
+                        args: Vec::new(),
+                        loc: s.loc.as_ref().map(|l| l.to_string()),
+                    }));
+                }
                 let e = scalar::binop(*op, x, y, t)?;
                 self.let_(out, &one()?.name, t, e);
             }
@@ -628,6 +778,7 @@ impl Translator<'_> {
             }
             Exp::Index(arr, idx) => {
                 let v = KVal::Array(self.view(arr)?);
+                let idx = self.checked_indices(arr, idx, s.loc.as_ref(), out)?;
                 let v = self.index_val(v, idx)?;
                 let p = one()?;
                 match v {
@@ -714,34 +865,9 @@ impl Translator<'_> {
                     }
                     SubExp::Const(_) => Vec::new(),
                 };
-                // Out-of-range updates are skipped (kernels cannot fail).
-                let full = self.dims(&ty)?;
-                let mut cond: Option<KExp> = None;
-                for (i, d) in idx.iter().zip(&full) {
-                    if let DimIndex::Fix(x) = i {
-                        let x = self.scalar(x)?;
-                        let ok = KExp::bin(
-                            futhark_ir::BinOp::LogAnd,
-                            KExp::cmp(futhark_ir::CmpOp::Ge, x.clone(), KExp::i64(0)),
-                            KExp::cmp(futhark_ir::CmpOp::Lt, x, d.clone()),
-                        );
-                        cond = Some(match cond {
-                            None => ok,
-                            Some(c) => KExp::bin(futhark_ir::BinOp::LogAnd, c, ok),
-                        });
-                    }
-                }
+                let idx = self.checked_indices(arr, idx, s.loc.as_ref(), out)?;
                 let dst = self.index_val(KVal::Array(view.clone()), idx)?;
-                let mut stms = Vec::new();
-                self.store(dst, src, 0, &vdims, &mut stms)?;
-                match cond {
-                    Some(cond) => out.push(KStm::If {
-                        cond,
-                        then_branch: stms,
-                        else_branch: Vec::new(),
-                    }),
-                    None => out.extend(stms),
-                }
+                self.store(dst, src, 0, &vdims, out)?;
                 self.env.insert(p.name.clone(), KVal::Array(view));
             }
             Exp::Copy(a) => {
@@ -769,6 +895,7 @@ impl Translator<'_> {
                     })?;
                     dims.push(d);
                 }
+                self.reshape_check(arr, shape, s.loc.as_ref(), out)?;
                 let src = self.view(arr)?;
                 let v = match src {
                     // The same value at every index, whatever the shape.
@@ -786,7 +913,19 @@ impl Translator<'_> {
                 };
                 self.env.insert(one()?.name.clone(), KVal::Array(v));
             }
-            Exp::Assert { .. } => {}
+            Exp::Assert { cond, msg, args } => {
+                let cond = self.scalar(cond)?;
+                let args = args
+                    .iter()
+                    .map(|a| self.scalar(a))
+                    .collect::<TResult<Vec<_>>>()?;
+                out.push(KStm::Check(futhark_ir::Check {
+                    cond,
+                    msg: msg.clone(),
+                    args,
+                    loc: s.loc.as_ref().map(|l| l.to_string()),
+                }));
+            }
             Exp::If {
                 cond,
                 then_body,

@@ -20,6 +20,7 @@
 //! the index) instead of a materialised array.
 
 mod body;
+mod checks;
 pub mod promote;
 mod scalar;
 
@@ -368,6 +369,7 @@ impl<'a> Extractor<'a> {
                 t.inputs.arrays.push((d, KernelArg::Out));
             }
         }
+        checks::prune_checks(&mut op);
         let mut inputs = t.inputs;
         let name = self.ns.fresh(&format!("{}_{kind}", self.base));
         let sizes = inputs.sizes.iter().map(|(n, _)| n.clone()).collect();

@@ -274,7 +274,7 @@ fn stms_ok(
 ) -> bool {
     for s in stms {
         let ok = match s {
-            Stm::Let { .. } => true,
+            Stm::Let { .. } | Stm::Check(_) => true,
             Stm::Mut { name, .. } => {
                 muts.insert(name.clone());
                 true
@@ -332,7 +332,7 @@ fn same_offset(idx: &Exp, base: &Exp, var: &str) -> bool {
 fn binders(s: &Stm, f: &mut dyn FnMut(&String)) {
     match s {
         Stm::Let { name, .. } | Stm::Mut { name, .. } => f(name),
-        Stm::Assign { .. } | Stm::Write { .. } => {}
+        Stm::Assign { .. } | Stm::Write { .. } | Stm::Check(_) => {}
         Stm::For { var, body, .. } => {
             f(var);
             body.iter().for_each(|s| binders(s, f));

@@ -43,6 +43,57 @@ fn via(op: KBin, a: KExp, b: KExp, t: PrimType, via: PrimType) -> KExp {
 }
 
 /// A binary operation of operand type `t`.
+/// `0 <= x < n` for `i64` operands, as one unsigned comparison.
+pub fn below(x: KExp, n: KExp) -> KExp {
+    if let (KExp::Const(PrimValue::I64(a)), KExp::Const(PrimValue::I64(b))) = (&x, &n) {
+        return KExp::Const(PrimValue::Bool(*a >= 0 && a < b));
+    }
+    KExp::cmp(
+        KCmp::Lt,
+        KExp::conv(PrimType::U64, x),
+        KExp::conv(PrimType::U64, n),
+    )
+}
+
+/// The check an integer operator needs before it runs, as (condition, message): a
+/// divisor other than zero, an exponent that is not negative. `None` for operators that
+/// cannot fail and for constant operands that pass.
+pub fn operand_check(op: BinOp, b: &KExp, t: PrimType) -> Option<(KExp, &'static str)> {
+    if !t.is_int() || !op.can_fail() {
+        return None;
+    }
+    if let KExp::Const(c) = b
+        && let Some(v) = const_int(*c)
+    {
+        let fails = if op == BinOp::Pow { v < 0 } else { v == 0 };
+        if !fails {
+            return None;
+        }
+    }
+    Some(if op == BinOp::Pow {
+        if t.is_unsigned_int() {
+            return None;
+        }
+        (KExp::cmp(KCmp::Ge, b.clone(), zero(t)), "Negative exponent")
+    } else {
+        (KExp::cmp(KCmp::Ne, b.clone(), zero(t)), "division by zero")
+    })
+}
+
+fn const_int(c: PrimValue) -> Option<i128> {
+    Some(match c {
+        PrimValue::I8(x) => x.into(),
+        PrimValue::I16(x) => x.into(),
+        PrimValue::I32(x) => x.into(),
+        PrimValue::I64(x) => x.into(),
+        PrimValue::U8(x) => x.into(),
+        PrimValue::U16(x) => x.into(),
+        PrimValue::U32(x) => x.into(),
+        PrimValue::U64(x) => x.into(),
+        _ => return None,
+    })
+}
+
 pub fn binop(op: BinOp, a: KExp, b: KExp, t: PrimType) -> Result<KExp, String> {
     Ok(match op {
         BinOp::Add => KExp::bin(KBin::Add, a, b),

@@ -1,0 +1,251 @@
+//! Removing the run-time checks of a kernel body that its iteration space already proves.
+//!
+//! Kernel extraction checks every index before the read (`let ok = u64(i) < u64(n)`, a
+//! `check ok …`, then the read at `if ok then i else 0`). Where `i` ranges over a dimension
+//! of the segment space or a `for` loop whose extent is `n` itself — `map (\i -> xs[i])
+//! (indices xs)`, a loop over a row — the check can never fail: its condition becomes
+//! `true`, the check and the guard go, and the read is what it was without checks.
+
+use std::collections::{HashMap, HashSet};
+
+use futhark_ir::{BinOp, CmpOp, Exp, Name, PrimType, PrimValue, SegOp, Stm};
+
+/// Prunes the checks of a segmented operation's body (its operator has none that a space
+/// could prove).
+pub fn prune_checks(op: &mut SegOp) {
+    let mut facts = Facts::default();
+    for (name, size) in &op.space().dims {
+        facts.ranges.insert(name.clone(), size.to_exp());
+    }
+    let body = match op {
+        SegOp::Map(o) => &mut o.body,
+        SegOp::Red(o) => &mut o.body,
+        SegOp::Scan(o) => &mut o.body,
+        SegOp::Hist(o) => &mut o.body,
+        SegOp::Scatter(o) => &mut o.body,
+    };
+    let stms = std::mem::take(&mut body.stms);
+    body.stms = prune(stms, &mut facts);
+    for r in &mut body.results {
+        facts.rewrite(r);
+    }
+}
+
+/// What is known at a point of the body.
+#[derive(Clone, Default)]
+struct Facts {
+    /// Variables known to lie in `0..extent`.
+    ranges: HashMap<Name, Exp>,
+    /// Boolean variables known to be true.
+    truths: HashSet<Name>,
+}
+
+impl Facts {
+    fn extent(&self, e: &Exp) -> Option<&Exp> {
+        match e {
+            Exp::Var(v) => self.ranges.get(v),
+            _ => None,
+        }
+    }
+
+    /// Whether `e` is true whenever it is evaluated.
+    fn proves(&self, e: &Exp) -> bool {
+        match e {
+            Exp::Const(PrimValue::Bool(b)) => *b,
+            Exp::Var(v) => self.truths.contains(v),
+            Exp::Bin(BinOp::LogAnd, a, b) => self.proves(a) && self.proves(b),
+            Exp::Bin(BinOp::LogOr, a, b) => self.proves(a) || self.proves(b),
+            // `0 <= x < n` as the translator writes it.
+            Exp::Cmp(CmpOp::Lt, a, b) => match (a.as_ref(), b.as_ref()) {
+                (Exp::Conv(PrimType::U64, x), Exp::Conv(PrimType::U64, n)) => {
+                    self.extent(x).is_some_and(|m| m == n.as_ref())
+                }
+                _ => false,
+            },
+            _ => false,
+        }
+    }
+
+    /// Replaces variables known to be true and drops the guards they made redundant.
+    fn rewrite(&self, e: &mut Exp) {
+        match e {
+            Exp::Var(v) if self.truths.contains(v) => *e = Exp::Const(PrimValue::Bool(true)),
+            Exp::Const(_) | Exp::Var(_) => {}
+            Exp::Bin(_, a, b) | Exp::Cmp(_, a, b) => {
+                self.rewrite(a);
+                self.rewrite(b);
+            }
+            Exp::Un(_, a) | Exp::Conv(_, a) => self.rewrite(a),
+            Exp::Math(_, args) => args.iter_mut().for_each(|a| self.rewrite(a)),
+            Exp::Select(c, t, f) => {
+                self.rewrite(c);
+                self.rewrite(t);
+                self.rewrite(f);
+                if matches!(c.as_ref(), Exp::Const(PrimValue::Bool(true))) {
+                    *e = std::mem::replace(t.as_mut(), Exp::i64(0));
+                }
+            }
+            Exp::Read(_, i) => self.rewrite(i),
+        }
+    }
+}
+
+fn prune(stms: Vec<Stm>, facts: &mut Facts) -> Vec<Stm> {
+    let mut out = Vec::with_capacity(stms.len());
+    for s in stms {
+        match s {
+            Stm::Let { name, ty, mut exp } => {
+                facts.rewrite(&mut exp);
+                if ty == PrimType::Bool && facts.proves(&exp) {
+                    facts.truths.insert(name);
+                    continue;
+                }
+                // A copy of a ranged index has its range.
+                if let Some(r) = facts.extent(&exp).cloned() {
+                    facts.ranges.insert(name.clone(), r);
+                }
+                out.push(Stm::Let { name, ty, exp });
+            }
+            Stm::Mut { name, ty, mut init } => {
+                facts.rewrite(&mut init);
+                // Assigned later: no fact about it holds throughout.
+                facts.ranges.remove(&name);
+                facts.truths.remove(&name);
+                out.push(Stm::Mut { name, ty, init });
+            }
+            Stm::Assign { name, mut exp } => {
+                facts.rewrite(&mut exp);
+                out.push(Stm::Assign { name, exp });
+            }
+            Stm::For {
+                var,
+                mut bound,
+                body,
+            } => {
+                facts.rewrite(&mut bound);
+                let mut inner = facts.clone();
+                inner.ranges.insert(var.clone(), bound.clone());
+                let body = prune(body, &mut inner);
+                out.push(Stm::For { var, bound, body });
+            }
+            Stm::If {
+                mut cond,
+                then_branch,
+                else_branch,
+            } => {
+                facts.rewrite(&mut cond);
+                let then_branch = prune(then_branch, &mut facts.clone());
+                let else_branch = prune(else_branch, &mut facts.clone());
+                out.push(Stm::If {
+                    cond,
+                    then_branch,
+                    else_branch,
+                });
+            }
+            Stm::Write {
+                array,
+                mut index,
+                mut value,
+            } => {
+                facts.rewrite(&mut index);
+                facts.rewrite(&mut value);
+                out.push(Stm::Write {
+                    array,
+                    index,
+                    value,
+                });
+            }
+            Stm::Check(mut c) => {
+                facts.rewrite(&mut c.cond);
+                if facts.proves(&c.cond) {
+                    continue;
+                }
+                c.args.iter_mut().for_each(|a| facts.rewrite(a));
+                out.push(Stm::Check(c));
+            }
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use futhark_ir::{Body, SegMap, SegSpace, Size};
+
+    fn checked_read(i: &str, n: Exp) -> Vec<Stm> {
+        vec![
+            Stm::let_(
+                "ok",
+                PrimType::Bool,
+                Exp::cmp(
+                    CmpOp::Lt,
+                    Exp::conv(PrimType::U64, Exp::var(i)),
+                    Exp::conv(PrimType::U64, n),
+                ),
+            ),
+            Stm::Check(futhark_ir::Check {
+                cond: Exp::var("ok"),
+                msg: "Index [{}] out of bounds".into(),
+                args: vec![Exp::var(i)],
+                loc: None,
+            }),
+            Stm::let_(
+                "x",
+                PrimType::I32,
+                Exp::read(
+                    "xs",
+                    Exp::Select(
+                        Box::new(Exp::var("ok")),
+                        Box::new(Exp::var(i)),
+                        Box::new(Exp::i64(0)),
+                    ),
+                ),
+            ),
+        ]
+    }
+
+    fn map(stms: Vec<Stm>, extent: &str) -> SegOp {
+        SegOp::Map(SegMap {
+            space: SegSpace::flat("i", Size::param(extent)),
+            body: Body::new(stms, vec![Exp::var("x")]),
+            outputs: vec!["out".into()],
+        })
+    }
+
+    #[test]
+    fn an_index_over_its_own_extent_is_not_checked() {
+        let mut op = map(checked_read("i", Exp::var("n")), "n");
+        prune_checks(&mut op);
+        assert_eq!(
+            op.body().stms,
+            vec![Stm::let_("x", PrimType::I32, Exp::read("xs", Exp::var("i")))]
+        );
+    }
+
+    #[test]
+    fn an_index_over_another_extent_keeps_its_check() {
+        let stms = checked_read("i", Exp::var("m"));
+        let mut op = map(stms.clone(), "n");
+        prune_checks(&mut op);
+        assert_eq!(op.body().stms, stms);
+    }
+
+    #[test]
+    fn a_loop_counter_is_bounded_by_its_loop() {
+        let stms = vec![Stm::For {
+            var: "j".into(),
+            bound: Exp::var("m"),
+            body: checked_read("j", Exp::var("m")),
+        }];
+        let mut op = map(stms, "n");
+        prune_checks(&mut op);
+        let Stm::For { body, .. } = &op.body().stms[0] else {
+            panic!("not a loop")
+        };
+        assert_eq!(
+            body,
+            &vec![Stm::let_("x", PrimType::I32, Exp::read("xs", Exp::var("j")))]
+        );
+    }
+}
