@@ -42,6 +42,11 @@ pub struct BenchArgs {
     /// after each program (compiled backends).
     #[arg(long)]
     profile: bool,
+    /// Leave out the run-time checks inside GPU kernels (bounds, division by zero,
+    /// assertions), as Futhark's `--unsafe`: faster, and a program that fails a check gives
+    /// undefined results instead of an error. The interpreter always checks.
+    #[arg(long = "unsafe")]
+    pub unsafe_checks: bool,
     /// The entry point to call with `--input`.
     #[arg(short = 'e', long, default_value = "main", requires = "input")]
     entry: String,
@@ -119,7 +124,8 @@ fn bench_file(
     if runs.is_empty() && args.input.is_none() {
         return 0;
     }
-    let mut program = match crate::run::load(&db, file, args.backend) {
+    let safety = crate::engine::Safety::from_unsafe(args.unsafe_checks);
+    let mut program = match crate::run::load(&db, file, args.backend, safety) {
         Ok(program) => program,
         Err(LoadError::Compile(diags)) => {
             eprintln!("{}: does not compile", path.display());

@@ -23,6 +23,11 @@ pub struct CudaArgs {
     /// Include the prelude: each kernel's text is then the whole module NVRTC compiles.
     #[arg(long)]
     full: bool,
+    /// Leave out the run-time checks inside GPU kernels (bounds, division by zero,
+    /// assertions), as Futhark's `--unsafe`: faster, and a program that fails a check gives
+    /// undefined results instead of an error. The interpreter always checks.
+    #[arg(long = "unsafe")]
+    pub unsafe_checks: bool,
 }
 
 pub fn run(args: CudaArgs) -> ExitCode {
@@ -31,6 +36,7 @@ pub fn run(args: CudaArgs) -> ExitCode {
         return ExitCode::FAILURE;
     };
     let prog = match compile(&db, file, IrStage::Kernels) {
+        Ok(p) if args.unsafe_checks => futhark_opt::strip_checks(p),
         Ok(p) => p,
         Err(e) => return Failure::Compile(e).report(&db, file),
     };

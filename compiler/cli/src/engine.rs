@@ -119,12 +119,31 @@ pub enum ExecBackend {
     Cuda,
 }
 
+/// Whether compiled programs keep the run-time checks inside kernels (`--unsafe` drops
+/// them).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Safety {
+    Checked,
+    Unchecked,
+}
+
+impl Safety {
+    pub fn from_unsafe(unsafe_checks: bool) -> Safety {
+        if unsafe_checks {
+            Safety::Unchecked
+        } else {
+            Safety::Checked
+        }
+    }
+}
+
 /// Compiles `file` to kernels and loads it on `backend`. Programs the GPU path cannot
 /// compile are `LoadError::Compile`, with the compiler's reason as the diagnostic.
 pub fn load_compiled(
     db: &Database,
     file: File,
     backend: ExecBackend,
+    safety: Safety,
 ) -> Result<Box<dyn Program>, LoadError> {
     let diags = typecheck(db, file)?;
     if diags.iter().any(Diagnostic::is_error) {
@@ -137,6 +156,10 @@ pub fn load_compiled(
     }
     let prog = futhark_db::compile(db, file, futhark_db::IrStage::Kernels)
         .map_err(|e| LoadError::Compile(e.diagnostics(db, file)))?;
+    let prog = match safety {
+        Safety::Checked => prog,
+        Safety::Unchecked => futhark_opt::strip_checks(prog),
+    };
     let load_error = |message: String| {
         let at = futhark_syntax::Span::new(file.id(db), 0, 0);
         LoadError::Compile(vec![Diagnostic::error(

@@ -14,7 +14,7 @@ use clap::{Args, ValueEnum};
 use futhark_db::{Database, Db, render};
 
 use crate::data::{self, Format, InputError};
-use crate::engine::{self, ExecBackend, LoadError, RunError, Unavailable};
+use crate::engine::{self, ExecBackend, LoadError, RunError, Safety, Unavailable};
 
 #[derive(Args)]
 pub struct RunArgs {
@@ -33,6 +33,11 @@ pub struct RunArgs {
     /// Print per-kernel time, launches and bytes moved to standard error (compiled backends).
     #[arg(long)]
     profile: bool,
+    /// Leave out the run-time checks inside GPU kernels (bounds, division by zero,
+    /// assertions), as Futhark's `--unsafe`: faster, and a program that fails a check gives
+    /// undefined results instead of an error. The interpreter always checks.
+    #[arg(long = "unsafe")]
+    pub unsafe_checks: bool,
 }
 
 /// Where `run` executes the program.
@@ -111,12 +116,13 @@ pub(crate) fn load(
     db: &Database,
     file: futhark_db::File,
     backend: Backend,
+    safety: Safety,
 ) -> Result<Box<dyn engine::Program>, LoadError> {
     match backend {
         Backend::Interp => engine::load_interpreter(db, file),
-        Backend::Ir => engine::load_compiled(db, file, ExecBackend::Cpu),
-        Backend::Cuda => engine::load_compiled(db, file, ExecBackend::Cuda),
-        Backend::Auto => match engine::load_compiled(db, file, ExecBackend::Cuda) {
+        Backend::Ir => engine::load_compiled(db, file, ExecBackend::Cpu, safety),
+        Backend::Cuda => engine::load_compiled(db, file, ExecBackend::Cuda, safety),
+        Backend::Auto => match engine::load_compiled(db, file, ExecBackend::Cuda, safety) {
             Ok(p) => Ok(p),
             Err(LoadError::NoDevice(reason)) => {
                 eprintln!("note: running on the interpreter: {reason}");
@@ -150,7 +156,12 @@ fn run_program(args: &RunArgs) -> Result<(), RunCommandError> {
     let file = db
         .load_file(&args.program)
         .ok_or_else(|| RunCommandError::Missing(args.program.clone()))?;
-    let mut program = match load(&db, file, args.backend) {
+    let mut program = match load(
+        &db,
+        file,
+        args.backend,
+        Safety::from_unsafe(args.unsafe_checks),
+    ) {
         Ok(p) => p,
         Err(LoadError::Unavailable(u)) => return Err(u.into()),
         Err(LoadError::NoDevice(reason)) => return Err(RunCommandError::NoDevice(reason)),

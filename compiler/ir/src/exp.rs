@@ -520,7 +520,6 @@ pub struct Check {
     pub loc: Option<String>,
 }
 
-
 impl Stm {
     pub fn let_(name: &str, ty: PrimType, exp: Exp) -> Stm {
         Stm::Let {

@@ -274,7 +274,8 @@ impl<'a> Lowerer<'a> {
                     .strip_prefix('(')
                     .and_then(|t| t.strip_suffix(')'))
                     .unwrap_or(text);
-                let msg = futhark_ir::soacs::message::escape(&format!("Assertion is false: {text}"));
+                let msg =
+                    futhark_ir::soacs::message::escape(&format!("Assertion is false: {text}"));
                 self.located(span, |this| {
                     this.emit(
                         Pat::default(),

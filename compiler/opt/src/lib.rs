@@ -35,9 +35,9 @@ pub use cse::cse;
 pub use distribute::distribute;
 pub use fusion::fuse;
 pub use inline::inline;
-pub use kernels::extract_kernels;
 pub use kernels::promote::promote_loops;
 pub use kernels::promote_program_loops;
+pub use kernels::{extract_kernels, strip_checks};
 pub use simplify::simplify;
 
 /// Why a pass failed: a construct it cannot handle (reported to the user) or a program it

@@ -61,7 +61,7 @@ impl ProgramSlot {
         let backend = self.backend;
         self.loaded.get_or_insert_with(|| match backend {
             None => engine::load_interpreter(db, file),
-            Some(b) => engine::load_compiled(db, file, b),
+            Some(b) => engine::load_compiled(db, file, b, engine::Safety::Checked),
         })
     }
 

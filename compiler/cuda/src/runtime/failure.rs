@@ -83,9 +83,14 @@ impl Gpu {
         // SAFETY: pinned host memory and the device slot both hold SLOT_WORDS words; the
         // stream is synchronised before the host reads them.
         unsafe {
-            sys::cuMemcpyDtoHAsync_v2(host.as_mut_ptr() as *mut c_void, ptr, SLOT_WORDS * 8, stream)
-                .result()
-                .map_err(|e| CudaError::driver("cuMemcpyDtoHAsync", e))?;
+            sys::cuMemcpyDtoHAsync_v2(
+                host.as_mut_ptr() as *mut c_void,
+                ptr,
+                SLOT_WORDS * 8,
+                stream,
+            )
+            .result()
+            .map_err(|e| CudaError::driver("cuMemcpyDtoHAsync", e))?;
             result::stream::synchronize(stream)
                 .map_err(|e| CudaError::driver("cuStreamSynchronize", e))?;
         }

@@ -51,7 +51,6 @@ pub enum BinOp {
 }
 
 impl BinOp {
-
     pub const ALL: [BinOp; 26] = [
         BinOp::Add,
         BinOp::Sub,

@@ -435,16 +435,19 @@ impl Translator<'_> {
 
     /// The indices `idx` of `arr` evaluated in the kernel, with the bounds check Futhark
     /// makes (a fixed index in `0..n`; a slice of length 0 always valid, else its first and
-    /// last elements in `0..n`) emitted before them. A thread whose check fails goes on
-    /// with the indices of element 0, which every device buffer has (allocations are never
-    /// empty), so it reads and writes nothing outside the array.
+    /// last elements in `0..n`) emitted before them; also the name of the check's
+    /// condition. A thread whose check fails must go on without touching memory outside
+    /// the array: a read of a scalar is skipped (`if ok then a[i] else 0`, which keeps the
+    /// read recognisable to the code generator), other uses take the indices of element 0
+    /// ([`Translator::guarded`]), which every device buffer has (allocations are never
+    /// empty).
     fn checked_indices(
         &mut self,
         arr: &str,
         idx: &[DimIndex],
         loc: Option<&std::rc::Rc<str>>,
         out: &mut Vec<KStm>,
-    ) -> TResult<Vec<KIdx>> {
+    ) -> TResult<(Vec<KIdx>, Option<Name>)> {
         let ty = self.type_of(arr)?;
         let extents = self.dims(&ty)?;
         let mut conds = Vec::new();
@@ -466,11 +469,9 @@ impl Translator<'_> {
                 DimIndex::Slice { start, len, stride } => {
                     let (start, len, stride) =
                         (self.scalar(start)?, self.scalar(len)?, self.scalar(stride)?);
-                    let last = start.clone().plus(
-                        len.clone()
-                            .plus(KExp::i64(-1))
-                            .times(stride.clone()),
-                    );
+                    let last = start
+                        .clone()
+                        .plus(len.clone().plus(KExp::i64(-1)).times(stride.clone()));
                     let inside = KExp::bin(
                         futhark_ir::BinOp::LogAnd,
                         scalar::below(start.clone(), n.clone()),
@@ -499,7 +500,7 @@ impl Translator<'_> {
             .into_iter()
             .reduce(|a, b| KExp::bin(futhark_ir::BinOp::LogAnd, a, b))
         else {
-            return Ok(ks);
+            return Ok((ks, None));
         };
         let ok = self.fresh("ok");
         out.push(KStm::let_(&ok, PrimType::Bool, cond));
@@ -514,13 +515,15 @@ impl Translator<'_> {
             args,
             loc: loc.map(|l| l.to_string()),
         }));
-        let guard = |e: KExp| KExp::Select(
-            Box::new(KExp::var(&ok)),
-            Box::new(e),
-            Box::new(KExp::i64(0)),
-        );
-        Ok(ks
-            .into_iter()
+        Ok((ks, Some(ok)))
+    }
+
+    /// Indices whose check `ok` failed become those of element 0.
+    fn guarded(ks: Vec<KIdx>, ok: Option<&str>) -> Vec<KIdx> {
+        let Some(ok) = ok else { return ks };
+        let guard =
+            |e: KExp| KExp::Select(Box::new(KExp::var(ok)), Box::new(e), Box::new(KExp::i64(0)));
+        ks.into_iter()
             .map(|k| match k {
                 KIdx::Fix(x) => KIdx::Fix(guard(x)),
                 KIdx::Slice { start, stride } => KIdx::Slice {
@@ -528,7 +531,7 @@ impl Translator<'_> {
                     stride: guard(stride),
                 },
             })
-            .collect())
+            .collect()
     }
 
     /// The check of a reshape (a size coercion): the same number of elements, worded as
@@ -778,9 +781,18 @@ impl Translator<'_> {
             }
             Exp::Index(arr, idx) => {
                 let v = KVal::Array(self.view(arr)?);
-                let idx = self.checked_indices(arr, idx, s.loc.as_ref(), out)?;
-                let v = self.index_val(v, idx)?;
+                let (idx, ok) = self.checked_indices(arr, idx, s.loc.as_ref(), out)?;
                 let p = one()?;
+                let v = match ok {
+                    Some(ok) if p.ty.rank() == 0 => match self.index_val(v, idx)? {
+                        KVal::Scalar(e, t) => {
+                            let zero = KExp::Const(PrimValue::from_f64(t, 0.0));
+                            KVal::Scalar(KExp::select(KExp::var(&ok), e, zero), t)
+                        }
+                        KVal::Array(_) => return Err("a scalar index giving an array".into()),
+                    },
+                    ok => self.index_val(v, Self::guarded(idx, ok.as_deref()))?,
+                };
                 match v {
                     KVal::Scalar(e, t) => self.let_(out, &p.name, t, e),
                     a => {
@@ -865,7 +877,8 @@ impl Translator<'_> {
                     }
                     SubExp::Const(_) => Vec::new(),
                 };
-                let idx = self.checked_indices(arr, idx, s.loc.as_ref(), out)?;
+                let (idx, ok) = self.checked_indices(arr, idx, s.loc.as_ref(), out)?;
+                let idx = Self::guarded(idx, ok.as_deref());
                 let dst = self.index_val(KVal::Array(view.clone()), idx)?;
                 self.store(dst, src, 0, &vdims, out)?;
                 self.env.insert(p.name.clone(), KVal::Array(view));

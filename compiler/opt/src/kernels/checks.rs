@@ -10,6 +10,39 @@ use std::collections::{HashMap, HashSet};
 
 use futhark_ir::{BinOp, CmpOp, Exp, Name, PrimType, PrimValue, SegOp, Stm};
 
+/// The program without the run-time checks of its kernels (`--unsafe`): what is left are
+/// the host's own checks, which cost nothing next to a launch.
+pub fn strip_checks(mut prog: futhark_ir::soacs::Program) -> futhark_ir::soacs::Program {
+    for k in &mut prog.kernels {
+        for kernel in &mut k.program.kernels {
+            // The guards of the checked reads go too: their conditions count as true.
+            let mut facts = Facts {
+                strip: true,
+                ..Facts::default()
+            };
+            let (body, op) = parts(&mut kernel.op);
+            body.stms = prune(std::mem::take(&mut body.stms), &mut facts);
+            for r in &mut body.results {
+                facts.rewrite(r);
+            }
+            if let Some(op) = op {
+                op.body.stms = futhark_ir::without_checks(&op.body.stms);
+            }
+        }
+    }
+    prog
+}
+
+fn parts(op: &mut SegOp) -> (&mut futhark_ir::Body, Option<&mut futhark_ir::Lambda>) {
+    match op {
+        SegOp::Map(o) => (&mut o.body, None),
+        SegOp::Red(o) => (&mut o.body, Some(&mut o.op)),
+        SegOp::Scan(o) => (&mut o.body, Some(&mut o.op)),
+        SegOp::Hist(o) => (&mut o.body, Some(&mut o.op)),
+        SegOp::Scatter(o) => (&mut o.body, None),
+    }
+}
+
 /// Prunes the checks of a segmented operation's body (its operator has none that a space
 /// could prove).
 pub fn prune_checks(op: &mut SegOp) {
@@ -17,13 +50,7 @@ pub fn prune_checks(op: &mut SegOp) {
     for (name, size) in &op.space().dims {
         facts.ranges.insert(name.clone(), size.to_exp());
     }
-    let body = match op {
-        SegOp::Map(o) => &mut o.body,
-        SegOp::Red(o) => &mut o.body,
-        SegOp::Scan(o) => &mut o.body,
-        SegOp::Hist(o) => &mut o.body,
-        SegOp::Scatter(o) => &mut o.body,
-    };
+    let (body, _) = parts(op);
     let stms = std::mem::take(&mut body.stms);
     body.stms = prune(stms, &mut facts);
     for r in &mut body.results {
@@ -38,6 +65,8 @@ struct Facts {
     ranges: HashMap<Name, Exp>,
     /// Boolean variables known to be true.
     truths: HashSet<Name>,
+    /// Every check is dropped and its condition taken as true (`--unsafe`).
+    strip: bool,
 }
 
 impl Facts {
@@ -156,6 +185,19 @@ fn prune(stms: Vec<Stm>, facts: &mut Facts) -> Vec<Stm> {
                 });
             }
             Stm::Check(mut c) => {
+                if facts.strip {
+                    // Conditions are bound just before their check (see the translator).
+                    if let Exp::Var(v) = &c.cond {
+                        facts.truths.insert(v.clone());
+                        if let Some(pos) = out
+                            .iter()
+                            .rposition(|s| matches!(s, Stm::Let { name, .. } if name == v))
+                        {
+                            out.remove(pos);
+                        }
+                    }
+                    continue;
+                }
                 facts.rewrite(&mut c.cond);
                 if facts.proves(&c.cond) {
                     continue;
@@ -219,7 +261,11 @@ mod tests {
         prune_checks(&mut op);
         assert_eq!(
             op.body().stms,
-            vec![Stm::let_("x", PrimType::I32, Exp::read("xs", Exp::var("i")))]
+            vec![Stm::let_(
+                "x",
+                PrimType::I32,
+                Exp::read("xs", Exp::var("i"))
+            )]
         );
     }
 
@@ -245,7 +291,11 @@ mod tests {
         };
         assert_eq!(
             body,
-            &vec![Stm::let_("x", PrimType::I32, Exp::read("xs", Exp::var("j")))]
+            &vec![Stm::let_(
+                "x",
+                PrimType::I32,
+                Exp::read("xs", Exp::var("j"))
+            )]
         );
     }
 }

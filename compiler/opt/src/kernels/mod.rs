@@ -21,6 +21,7 @@
 
 mod body;
 mod checks;
+pub use checks::strip_checks;
 pub mod promote;
 mod scalar;
 

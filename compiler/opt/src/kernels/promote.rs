@@ -88,7 +88,10 @@ fn promoted(prog: &KernelProgram, k: &Kernel) -> Option<Promoted> {
         .iter()
         .position(|s| matches!(s, Stm::For { .. }))?;
     let (prefix, loops) = m.body.stms.split_at(first_loop);
-    if !prefix.iter().all(|s| matches!(s, Stm::Let { .. })) {
+    if !prefix
+        .iter()
+        .all(|s| matches!(s, Stm::Let { .. } | Stm::Check(_)))
+    {
         return None;
     }
     // Every loop `for var < B` with `B` a size parameter.
