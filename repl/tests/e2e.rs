@@ -129,6 +129,31 @@ fn large_arrays_are_abbreviated() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// On the compiled path (the CPU executor, the GPU path's twin), an out-of-bounds index in
+/// a kernel is the interpreter's located error, `:unsafe` turns the check off, and the next
+/// cell works.
+#[test]
+fn compiled_cells_check_bounds_and_keep_the_session() {
+    let dir = scratch("bounds");
+    let input = "let xs = [1,2,3,4,5,6,7,8,9,10i32]\n\
+                 map (\\j -> xs[j + 5]) (iota 10)\n\
+                 i64.sum (iota 10)\n\
+                 10 / (i32.i64 (length xs) - 10)\n\
+                 :unsafe on\n\
+                 map (\\j -> xs[j + 1]) (iota 9)\n";
+    let out = repl(&["--backend", "cpu"], input, &dir);
+    assert!(
+        out.contains("Error: Index [10] out of bounds for array of shape [10].")
+            && out.contains("[1]:1:12"),
+        "{out}"
+    );
+    assert!(out.contains("[2]> 45\n"), "{out}");
+    assert!(out.contains("division by zero"), "{out}");
+    assert!(out.contains("run-time checks are off"), "{out}");
+    assert!(out.contains("[2, 3, 4, 5, 6, 7, 8, 9, 10]"), "{out}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 /// The reference's transcripts: `X.fut` loaded, `X.in` piped in, stdout must equal `X.out`.
 #[test]
 fn reference_transcripts() {

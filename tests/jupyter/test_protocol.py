@@ -93,6 +93,25 @@ def test_errors_render_diagnostics_and_keep_the_session(kernel):
     assert of_type(out, "execute_result")[0]["content"]["data"]["text/plain"] == "3"
 
 
+def test_compiled_cells_check_bounds_and_keep_the_session(kernel):
+    # The CPU executor runs the GPU path's kernels: an out-of-bounds index inside a kernel
+    # is an error reply located in the cell, and the next cell answers.
+    _, kc = kernel
+    reply, _ = run(kc, "%backend cpu")
+    assert reply["content"]["status"] == "ok"
+    run(kc, "let xs = [1,2,3,4,5,6,7,8,9,10i32]")
+    reply, out = run(kc, "map (\\j -> xs[j + 5]) (iota 10)")
+    assert reply["content"]["status"] == "error"
+    (err,) = of_type(out, "error")
+    assert err["content"]["evalue"] == "Index [10] out of bounds for array of shape [10]."
+    assert any(":1:12" in line for line in err["content"]["traceback"])
+    reply, out = run(kc, "i64.sum (iota 10)")
+    assert reply["content"]["status"] == "ok"
+    (res,) = of_type(out, "execute_result")
+    assert res["content"]["data"]["text/plain"] == "45"
+    assert res["content"]["metadata"]["futhark"]["device"] != "interpreter"
+
+
 def test_magics(kernel):
     _, kc = kernel
     run(kc, "1 + 1")

@@ -177,7 +177,7 @@ impl<'a> Lowerer<'a> {
             } => self.range(start, second.as_deref(), end, *kind, ctx),
             ExpKind::Coerce(x, te) => {
                 let v = self.exp(x, ctx)?;
-                self.coerce_to_typeexp(v, te, ctx)
+                self.located(span, |this| this.coerce_to_typeexp(v, te, ctx))
             }
             ExpKind::If { cond, then, els } => {
                 let c = self.exp(cond, ctx)?;

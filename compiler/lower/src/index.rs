@@ -331,9 +331,44 @@ impl<'a> Lowerer<'a> {
                 }
             }
             let want = t.with_shape(shape);
+            self.check_shape(t, &want);
             let r = self.coerce_atom(s.clone(), t, &want)?;
             Ok((r, want))
         })
+    }
+
+    /// Fails as the interpreter does when a value of type `have` does not have the shape
+    /// `want` (a size coercion: every dimension must be equal, not only the element count).
+    fn check_shape(&mut self, have: &Type, want: &Type) {
+        let mut ok: Option<SubExp> = None;
+        for (h, w) in have.shape().iter().zip(want.shape()) {
+            if h == w {
+                continue;
+            }
+            let eq = self.bind(
+                "shape_ok",
+                Type::Prim(PrimType::Bool),
+                IExp::CmpOp(CmpOp::Eq, h.clone(), w.clone()),
+            );
+            ok = Some(match ok {
+                None => eq,
+                Some(o) => self.bind(
+                    "shape_ok",
+                    Type::Prim(PrimType::Bool),
+                    IExp::BinOp(BinOp::LogAnd, o, eq),
+                ),
+            });
+        }
+        let Some(cond) = ok else { return };
+        let holes = vec!["{}"; have.rank()].join(", ");
+        let dims: String = want.shape().iter().map(|_| "[{}]").collect();
+        let mut args = have.shape().to_vec();
+        args.extend(want.shape().iter().cloned());
+        let msg = format!(
+            "Value of (core language) shape ({holes}) cannot match shape of type \"{dims}{}\".",
+            have.elem()
+        );
+        self.emit(Pat::default(), IExp::Assert { cond, msg, args });
     }
 
     /// `a..<b`, `a..b...c` and friends as an `iota`.

@@ -23,6 +23,8 @@ pub enum Command {
     Time(Option<bool>),
     /// `:gpus` shows the GPUs; `:gpus N` limits how many are used.
     Gpus(Option<usize>),
+    /// `:unsafe [on|off]`: whether compiled cells leave out their run-time checks.
+    Unsafe(Option<bool>),
     Backend(Option<BackendChoice>),
     Kernels,
     Ir(Option<String>),
@@ -34,7 +36,7 @@ pub enum Command {
 }
 
 /// Every command: name, argument synopsis, one-line description.
-pub const COMMANDS: [(&str, &str, &str); 14] = [
+pub const COMMANDS: [(&str, &str, &str); 15] = [
     (
         "load",
         "FILE",
@@ -54,6 +56,11 @@ pub const COMMANDS: [(&str, &str, &str); 14] = [
         "show the last cell's timing, or print timing after each cell",
     ),
     ("gpus", "[N]", "show the visible GPUs, or use at most N"),
+    (
+        "unsafe",
+        "[on|off]",
+        "leave out the run-time checks of compiled cells (bounds, division), or put them back",
+    ),
     (
         "backend",
         "[auto|interp|cuda|cpu]",
@@ -126,6 +133,12 @@ pub fn parse(line: &str) -> Result<Command, CellError> {
                 n.parse()
                     .map_err(|_| usage("takes a number of GPUs or all"))?,
             ),
+        }),
+        "unsafe" => Command::Unsafe(match arg {
+            "" => None,
+            "on" => Some(true),
+            "off" => Some(false),
+            _ => return Err(usage("takes on or off")),
         }),
         "backend" => Command::Backend(match arg {
             "" => None,
@@ -299,6 +312,16 @@ pub fn run(session: &mut Session, command: Command, marker: char) -> CommandOutp
         Command::Time(Some(on)) => {
             session.show_time = on;
             CommandOutput::text(format!("timing {}", if on { "on" } else { "off" }))
+        }
+        Command::Unsafe(on) => {
+            if let Some(on) = on {
+                session.set_unsafe(on);
+            }
+            CommandOutput::text(if session.options().unsafe_checks {
+                "run-time checks are off in compiled cells (results of a failing check are undefined)"
+            } else {
+                "run-time checks are on: an out-of-bounds index or a division by zero is an error"
+            })
         }
         Command::Gpus(n) => {
             if n.is_some() {

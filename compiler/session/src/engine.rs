@@ -76,6 +76,8 @@ pub struct Options {
     /// GPUs to use (`None`: every visible one).
     pub gpus: Option<usize>,
     pub format: FormatOptions,
+    /// Compiled cells leave out their run-time checks (`:unsafe`, as `--unsafe`).
+    pub unsafe_checks: bool,
 }
 
 /// Stops the cell that is running; cheap to clone and to send to another thread (a Ctrl-C
@@ -216,6 +218,11 @@ impl Session {
         self.options.gpus = gpus;
         self.replace();
         &self.placement
+    }
+
+    /// Compiled cells leave out (`true`) or keep their run-time checks from now on.
+    pub fn set_unsafe(&mut self, on: bool) {
+        self.options.unsafe_checks = on;
     }
 
     fn replace(&mut self) {
@@ -656,7 +663,8 @@ impl Session {
                     // The error came from the compiled backend: say so in the report.
                     ran.device = self.placement.device;
                     ran.location = self.location();
-                    return Err(program_error(msg));
+                    let program = self.last_program.clone().and_then(Result::ok);
+                    return Err(compiled_error(msg, program.as_deref(), id, text));
                 }
                 Err(RunError::Cannot(why)) => {
                     if self.options.backend != BackendChoice::Auto {
@@ -737,6 +745,11 @@ impl Session {
                 .unwrap_or_else(|| e.to_string());
             RunError::Cannot(format!("it does not compile for the GPU path: {first}"))
         })?;
+        let prog = if self.options.unsafe_checks {
+            futhark_opt::strip_checks(prog)
+        } else {
+            prog
+        };
         let lower = start.elapsed();
         let Some(runner) = self.runner.as_mut() else {
             return Err(RunError::Cannot(
@@ -1030,6 +1043,47 @@ fn let_binding(decs: &[Dec], scope: &FileScope) -> Option<(String, Layout)> {
         _ => return None,
     };
     Some((name, layout))
+}
+
+/// An error of a compiled cell: a failure located in the cell's expression (`Error at
+/// [cell program]:L:C-C:` as the executor words it) becomes a diagnostic in the cell itself,
+/// rendered as the interpreter's are; anything else stays a message.
+fn compiled_error(msg: String, program: Option<&str>, cell: FileId, exp: &str) -> CellError {
+    let located = || -> Option<Diagnostic> {
+        let rest = msg.strip_prefix("Error at ")?;
+        let (loc, text) = rest.split_once(":\n")?;
+        let pos = loc.strip_prefix(CELL_PROGRAM)?.strip_prefix(':')?;
+        // `L:C-C` or `L:C-L:C`.
+        let (from, to) = pos.split_once('-')?;
+        let (l0, c0) = from.split_once(':')?;
+        let (l0, c0): (u32, u32) = (l0.parse().ok()?, c0.parse().ok()?);
+        let (l1, c1): (u32, u32) = match to.split_once(':') {
+            Some((l, c)) => (l.parse().ok()?, c.parse().ok()?),
+            None => (l0, to.parse().ok()?),
+        };
+        // The expression is the program's text after its `entry … =` line.
+        let program = program?;
+        let start = program.find(&format!("entry {CELL_ENTRY}"))?;
+        let first = program[..start].matches('\n').count() as u32 + 2;
+        let lines = futhark_syntax::LineIndex::new(exp);
+        let offset = |l: u32, c: u32| -> Option<u32> {
+            let line = l.checked_sub(first)?;
+            Some(lines.line_start(line)? + c.checked_sub(1)?)
+        };
+        let (a, b) = (offset(l0, c0)?, offset(l1, c1)? + 1);
+        if b as usize > exp.len() || a >= b {
+            return None;
+        }
+        Some(Diagnostic::error(
+            "runtime-error",
+            futhark_syntax::Span::new(cell, a, b),
+            text.to_string(),
+        ))
+    };
+    match located() {
+        Some(d) => CellError::from_diagnostics(ErrorKind::Runtime, vec![d]),
+        None => program_error(msg),
+    }
 }
 
 /// A run-time error as a located diagnostic with its backtrace as notes.
