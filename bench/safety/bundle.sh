@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# Puts what bench/safety/device-run.sh needs into .gpu/ (git-ignored, carried to the GPU
+# machine): release futhark-rs, futhark-repl and futhark-jupyter, the conformance corpus and
+# the benchmark programs (copied from ../shared).
+set -euo pipefail
+repo="$(cd "$(dirname "$0")/../.." && pwd)"
+cd "$repo"
+target="${CARGO_TARGET_DIR:-$repo/target}"
+gpu="$repo/.gpu"
+cargo build --release -p futhark-rs -p futhark-repl -p futhark-jupyter
+mkdir -p "$gpu/bin"
+cp "$target/release/futhark-rs" "$target/release/futhark-repl" "$target/release/futhark-jupyter" "$gpu/bin/"
+shared="$repo/../shared"
+for d in corpus benchmarks; do
+  if [[ -d "$gpu/$d" ]]; then chmod -R u+w "$gpu/$d"; rm -rf "${gpu:?}/$d"; fi
+done
+cp -r "$shared/conformance/futhark-tests" "$gpu/corpus"
+mkdir -p "$gpu/benchmarks"
+cp -r "$shared/benchmarks/accelerate" "$shared/benchmarks/finpar" "$gpu/benchmarks/"
+chmod -R u+w "$gpu/corpus" "$gpu/benchmarks"
+du -sh "$gpu"
