@@ -94,6 +94,7 @@ print('%.3f' % (statistics.median([x for e in d.values() for ds in e['datasets']
 for round in $(seq 1 "${ROUNDS:-2}"); do
   for row in "${rows[@]}"; do
     IFS='|' read -r name prog entry input <<<"$row"
+    [[ -n "${ONLY:-}" && ! "$name" =~ $ONLY ]] && continue
     tag="$(echo "$name" | tr -c 'a-zA-Z0-9' '_')-r$round"
     for how in checked unsafe; do
       flag=""; [[ $how == unsafe ]] && flag="--unsafe"

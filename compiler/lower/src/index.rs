@@ -127,6 +127,28 @@ impl<'a> Lowerer<'a> {
                         "a slice with a computed stride and default bounds",
                     ));
                 };
+                // A zero stride is out of bounds (as the interpreter says), and must not
+                // reach the division below.
+                let nonzero = self.bind(
+                    "stride_ok",
+                    Type::Prim(PrimType::Bool),
+                    IExp::CmpOp(CmpOp::Eq, stride.clone(), SubExp::i64(0)),
+                );
+                let nonzero = self.bind(
+                    "stride_ok",
+                    Type::Prim(PrimType::Bool),
+                    IExp::UnOp(UnOp::Not, nonzero),
+                );
+                self.located(span, |this| {
+                    this.emit(
+                        Pat::default(),
+                        IExp::Assert {
+                            cond: nonzero,
+                            msg: "Index [{}:{}:{}] out of bounds for array of shape [{}].".into(),
+                            args: vec![s.clone(), e.clone(), stride.clone(), n.clone()],
+                        },
+                    )
+                });
                 // len = (e - s + stride - signum(stride)) // stride
                 let sg = self.bind(
                     "sg",

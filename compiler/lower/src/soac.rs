@@ -207,7 +207,12 @@ impl<'a> Lowerer<'a> {
             "unflatten" => {
                 let n = atom(&arg(0)?, span)?;
                 let m = atom(&arg(1)?, span)?;
-                arg(2)?.map_leaves(&mut |s, t| {
+                let v = arg(2)?;
+                if let Some((_, t)) = v.leaves().first() {
+                    let t = t.clone();
+                    self.located(span, |this| this.check_unflatten(&n, &m, &t));
+                }
+                v.map_leaves(&mut |s, t| {
                     let mut shape = vec![n.clone(), m.clone()];
                     shape.extend(t.shape().iter().skip(1).cloned());
                     self.reshape(s, t, shape)
@@ -232,6 +237,53 @@ impl<'a> Lowerer<'a> {
                 }
             }
         }
+    }
+
+    /// Fails as the interpreter does unless `n` and `m` are non-negative and split the
+    /// outer dimension of `t` exactly.
+    fn check_unflatten(&mut self, n: &SubExp, m: &SubExp, t: &Type) {
+        let Some(len) = t.shape().first().cloned() else {
+            return;
+        };
+        let bool_t = Type::Prim(PrimType::Bool);
+        let zero = SubExp::i64(0);
+        let n_ok = self.bind(
+            "n_ok",
+            bool_t.clone(),
+            IExp::CmpOp(futhark_ir::soacs::CmpOp::SLe, zero.clone(), n.clone()),
+        );
+        let m_ok = self.bind(
+            "m_ok",
+            bool_t.clone(),
+            IExp::CmpOp(futhark_ir::soacs::CmpOp::SLe, zero, m.clone()),
+        );
+        let nm = self.mul64(n.clone(), m.clone());
+        let same = self.bind(
+            "len_ok",
+            bool_t.clone(),
+            IExp::CmpOp(futhark_ir::soacs::CmpOp::Eq, nm, len),
+        );
+        let both = self.bind(
+            "dims_ok",
+            bool_t.clone(),
+            IExp::BinOp(futhark_ir::soacs::BinOp::LogAnd, n_ok, m_ok),
+        );
+        let cond = self.bind(
+            "unflatten_ok",
+            bool_t,
+            IExp::BinOp(futhark_ir::soacs::BinOp::LogAnd, both, same),
+        );
+        let shape: String = t.shape().iter().map(|_| "[{}]").collect();
+        let mut args = t.shape().to_vec();
+        args.extend([n.clone(), m.clone()]);
+        self.emit(
+            futhark_ir::soacs::Pat::default(),
+            IExp::Assert {
+                cond,
+                msg: format!("Cannot unflatten array of shape {shape} to shape [{{}}][{{}}]."),
+                args,
+            },
+        );
     }
 
     fn reshape(&mut self, s: &SubExp, t: &Type, shape: Vec<SubExp>) -> LResult<(SubExp, Type)> {

@@ -470,20 +470,15 @@ impl<'a> Emitter<'a> {
                         })
                         .collect();
                     // The arguments are computed only on the failure path.
-                    if args.is_empty() {
-                        let _ = writeln!(
-                            out,
-                            "{pad}if (__builtin_expect(!({cond}), 0)) fut_fail({id}u, 0, 0);"
-                        );
-                    } else {
-                        let _ = writeln!(
-                            out,
-                            "{pad}if (__builtin_expect(!({cond}), 0)) {{ const i64 fut_args[{}] = {{{}}}; fut_fail({id}u, fut_args, {}); }}",
-                            args.len(),
-                            args.join(", "),
-                            args.len()
-                        );
+                    let mut fail = format!(
+                        "{{ u64 *fut_s = fut_err; if (fut_s != 0 && atomicCAS((unsigned long long *)fut_s, 0ULL, ((unsigned long long)fut_module << 32) | {}ULL) == 0ULL) {{",
+                        id + 1
+                    );
+                    for (k, a) in args.iter().take(32).enumerate() {
+                        let _ = write!(fail, " fut_s[{}] = (u64){a};", k + 1);
                     }
+                    fail.push_str(" } }");
+                    let _ = writeln!(out, "{pad}if (__builtin_expect(!({cond}), 0)) {fail}");
                 }
             }
         }

@@ -39,20 +39,11 @@ static __device__ __forceinline__ void fut_pdl_enter() {
 // Run-time checks (bounds, division by zero, assertions). The host points `fut_err` at its
 // per-GPU failure slot and sets `fut_module` to this module's number when it loads the
 // module; the first failing thread of any kernel writes (module << 32 | check + 1) into the
-// slot's first word and its message arguments after it. The host reads the slot when it
-// next waits for the GPU, and clears it.
-#define FUT_ERR_ARGS 32
+// slot's first word with atomicCAS and its message arguments after it (at most 32), inline
+// in the kernel's cold branch (a call would cost every thread a call frame). The host reads
+// the slot when it next waits for the GPU, and clears it.
 __device__ u64 *fut_err;
 __device__ u32 fut_module;
-static __device__ __noinline__ void fut_fail(u32 check, const i64 *args, int n) {
-  u64 *slot = fut_err;
-  if (slot == 0) return;
-  const u64 code = ((u64)fut_module << 32) | (u64)(check + 1);
-  if (atomicCAS((unsigned long long *)slot, 0ULL, (unsigned long long)code) == 0ULL) {
-    for (int i = 0; i < n && i < FUT_ERR_ARGS; i++) slot[1 + i] = (u64)args[i];
-    __threadfence_system();
-  }
-}
 
 static __device__ __forceinline__ f32 fut_f16_load(f16s h) {
   f32 f;
