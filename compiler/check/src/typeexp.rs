@@ -231,7 +231,7 @@ impl Checker<'_> {
                         self.error(
                             "unused-existential",
                             s.span,
-                            format!("Existential size \"{}\" is not used constructively as an array size.", s.name),
+                            format!("Existential size \"{}\" not used as array size (it must be used constructively).", s.name),
                         );
                     }
                 }

@@ -54,7 +54,7 @@ def f (b: bool) = if b then g else []"#,
     check(
         &ctx,
         r#"type^ t = []bool -> bool"#,
-        r#"test.fut:1:11-13: error: Type abbreviation "t" contains an anonymous size in a function parameter, where it is not used constructively.
+        r#"test.fut:1:11-13: error: Type abbreviation contains an anonymous size not used constructively as an array size: the one in a function parameter of "t".
   [anonymous-nonconstructive]"#,
     );
     // causality
@@ -126,7 +126,7 @@ def x = 2"#,
         &ctx,
         r#"def main (n: i64) =
   loop (xs: *[]i32, ys: *[]i32) = (replicate n 0, replicate n 0) for i < 10 do (xs, xs)"#,
-        r#"test.fut:2:80-88: error: Loop parameter "ys" aliases other consumed loop parameter after an iteration.
+        r#"test.fut:2:80-88: error: Return value for loop parameter "ys" aliases other consumed loop parameter.
   [loop-parameter-aliases-other]"#,
     );
     // loop-param-aliases
@@ -136,7 +136,7 @@ def x = 2"#,
   loop a = copy b for i < 10 do
     let a[i] = 0
     in b"#,
-        r#"test.fut:3:5-4:9: error: Loop parameter "a" aliases "b" after an iteration, but "a" is consumed by the loop.
+        r#"test.fut:3:5-4:9: error: Return value for consuming loop parameter "a" aliases "b", a variable from outside the loop.
   [consuming-loop-param-aliases]"#,
     );
     // loop-variant-escape
@@ -180,14 +180,14 @@ def z = F.y"#,
     check(
         &ctx,
         r#"module m = { entry f (x: i32) = x }"#,
-        r#"test.fut:1:20-21: error: Entry points may only be declared at the top level of a file.
+        r#"test.fut:1:20-21: error: Entry points may not be declared inside modules, only at the top level of a file.
   [nested-entry]"#,
     );
     // nonconstructive-entry
     check(
         &ctx,
         r#"entry main [x] (_: [x + 1]i32) = x"#,
-        r#"test.fut:1:7-11: error: Entry point size parameter [x] is only used non-constructively in the parameter types.
+        r#"test.fut:1:7-11: error: Entry point size parameter [x] only used non-constructively in the parameter types.
   [nonconstructive-entry]"#,
     );
     // not-consumable
@@ -344,14 +344,14 @@ A function that consumes its argument cannot be used where a non-consuming funct
     check(
         &ctx,
         r#"def f : ?[n].i32 = 0"#,
-        r#"test.fut:1:11-12: error: Existential size "n" is not used constructively as an array size.
+        r#"test.fut:1:11-12: error: Existential size "n" not used as array size (it must be used constructively).
   [unused-existential]"#,
     );
     // unused-size
     check(
         &ctx,
         r#"type t [n] = i32"#,
-        r#"test.fut:1:9-10: error: Size parameter "[n]" of type "t" is unused.
+        r#"test.fut:1:9-10: error: Size parameter "[n]" unused in type "t".
   [unused-size]"#,
     );
     // use-after-consume

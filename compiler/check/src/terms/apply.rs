@@ -242,7 +242,7 @@ impl Checker<'_> {
                     "existential-param-ret",
                     arg.span,
                     format!(
-                        "Cannot apply \"{f}\" to \"{summary}\": a size hidden in its result would become a parameter size of the resulting function (use \"|>\" instead of composition)."
+                        "Existential size would appear in function parameter of return type: applying \"{f}\" to \"{summary}\" hides a size that the resulting function takes as a parameter size (use \"|>\" instead of composition)."
                     ),
                 );
             }
