@@ -496,7 +496,7 @@ impl Checker<'_> {
                         self.error(
                             "module-not-parametric",
                             f.span,
-                            "Cannot apply a module that is not parametric.",
+                            "Cannot apply non-parametric module.",
                         );
                         empty()
                     }

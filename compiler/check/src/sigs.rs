@@ -104,7 +104,28 @@ impl Checker<'_> {
                 let saved = self.env.clone();
                 let mut senv = Env::default();
                 let mut abs = Vec::new();
+                // Names specified so far, by namespace (values and modules share one).
+                let mut specified: Vec<(bool, &str)> = Vec::new();
                 for spec in specs {
+                    let named = match &spec.kind {
+                        SpecKind::Val { name, .. } => Some((true, name, "value")),
+                        SpecKind::Module { name, .. } => Some((true, name, "module")),
+                        SpecKind::Type { name, .. } => Some((false, name, "type")),
+                        SpecKind::Include(_) | SpecKind::Error => None,
+                    };
+                    if let Some((term, name, what)) = named {
+                        if specified.contains(&(term, name.name.as_str())) {
+                            self.error(
+                                "duplicate-definition",
+                                name.span,
+                                format!(
+                                    "Duplicate definition of {what} \"{}\" in a module type.",
+                                    name.name
+                                ),
+                            );
+                        }
+                        specified.push((term, name.name.as_str()));
+                    }
                     self.env = saved.clone();
                     self.env.extend(&senv);
                     self.check_spec(spec, &mut senv, &mut abs);
@@ -168,7 +189,7 @@ impl Checker<'_> {
                         "anonymous-size-in-spec",
                         sp,
                         format!(
-                            "All sizes in the parameters of value specification \"{}\" must be non-anonymous (named).",
+                            "All function parameters must have non-anonymous sizes: add size parameters to value specification \"{}\".",
                             name.name
                         ),
                     );

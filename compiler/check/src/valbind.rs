@@ -298,6 +298,17 @@ impl Checker<'_> {
                     let _ = self.uni.unify(&Type::var(v.clone()), &Type::unit());
                 }
                 Constraint::HasConstrs(cs) => {
+                    // Only the constructors used are known, not the whole sum type.
+                    if self.ambiguous_sums {
+                        self.error(
+                            "ambiguous-type",
+                            info.span,
+                            format!(
+                                "Type is ambiguous: a sum type with constructors {} whose full type is not known; add a type annotation.",
+                                cs.keys().map(|k| format!("#{k}")).collect::<Vec<_>>().join(", ")
+                            ),
+                        );
+                    }
                     let _ = self.uni.unify(&Type::var(v.clone()), &Type::Sum(cs));
                 }
                 Constraint::HasFields(fs) => {

@@ -162,10 +162,11 @@ def main [n] (iv: [n]bool) =
     check(
         &ctx,
         r#"module m : {val x: i32} = { def x : f32 = 1 }"#,
-        r#"test.fut:1:27-46: error: Module type mismatch for value "x".
-Module type requires: val x : i32
-Module defines:       val x : f32
-Types "i32" and "f32" do not match.
+        r#"test.fut:1:27-46: error: Module type specifies
+  val x : i32
+but module provides
+  val x : f32
+for "x": Types "i32" and "f32" do not match.
   [module-mismatch]"#,
     );
     // module-parametric

@@ -281,6 +281,13 @@ impl Checker<'_> {
         match self.exp_to_size(arg) {
             Some(s) => s,
             None => {
+                if contains_binding(arg, 0) {
+                    self.warn(
+                        "size-expression-bind",
+                        arg.span,
+                        "Size expression with binding is replaced by unknown size.",
+                    );
+                }
                 Size::Var(self.new_unknown("n", UnknownSource::Arg(fname.map(String::from)), span))
             }
         }
@@ -471,5 +478,40 @@ impl Checker<'_> {
                 );
             }
         }
+    }
+}
+
+/// Whether an expression binds names (a `let`, loop, `match`, lambda…) somewhere outside of
+/// nested function bodies: such an expression cannot stand as a size in a type.
+fn contains_binding(e: &Exp, depth: u32) -> bool {
+    if depth > 64 {
+        return false;
+    }
+    let d = depth + 1;
+    match &e.kind {
+        ExpKind::Let { .. }
+        | ExpKind::LetFun { .. }
+        | ExpKind::LetWith { .. }
+        | ExpKind::Loop { .. }
+        | ExpKind::Match { .. }
+        | ExpKind::Lambda { .. } => true,
+        ExpKind::Parens(x)
+        | ExpKind::Attr(_, x)
+        | ExpKind::Negate(x)
+        | ExpKind::Not(x)
+        | ExpKind::Ascript(x, _)
+        | ExpKind::Coerce(x, _)
+        | ExpKind::Project(x, _)
+        | ExpKind::Index(x, _) => contains_binding(x, d),
+        ExpKind::Assert { cond, body } => contains_binding(cond, d) || contains_binding(body, d),
+        ExpKind::BinOp { lhs, rhs, .. } => contains_binding(lhs, d) || contains_binding(rhs, d),
+        ExpKind::Apply(f, args) => {
+            contains_binding(f, d) || args.iter().any(|a| contains_binding(a, d))
+        }
+        ExpKind::If { cond, then, els } => {
+            contains_binding(cond, d) || contains_binding(then, d) || contains_binding(els, d)
+        }
+        ExpKind::Tuple(xs) | ExpKind::ArrayLit(xs) => xs.iter().any(|x| contains_binding(x, d)),
+        _ => false,
     }
 }

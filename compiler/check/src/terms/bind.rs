@@ -844,6 +844,14 @@ impl Checker<'_> {
                         },
                         Type::Error => return None,
                         Type::Var(v) if self.uni.is_free_var(&v.name) => {
+                            self.error(
+                                "record-type-not-known",
+                                f.span,
+                                format!(
+                                    "Full type of the record is not known at this point: cannot update field \"{}\" (annotate the record's type where it is bound).",
+                                    f.name
+                                ),
+                            );
                             cur = self.project(&r, f, span);
                         }
                         _ => {

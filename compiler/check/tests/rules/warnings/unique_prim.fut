@@ -1,0 +1,4 @@
+-- ==
+-- warning: has no effect
+
+def f (x: *i32) = x + 1
