@@ -367,6 +367,15 @@ impl Checker<'_> {
         let r = self.resolve_type(te, AnonMode::Existential);
         self.scope_reset(mark);
         self.level -= 1;
+        if !r.ext.is_empty() && a.lifted == Liftedness::Unlifted {
+            self.error(
+                "anonymous-size-in-spec",
+                te.span,
+                format!(
+                    "Anonymous dimensions are not allowed here: the refinement of \"{pstr}\" must name its sizes."
+                ),
+            );
+        }
         let compatible = tps.len() == a.params.len()
             && tps.iter().zip(&a.params).all(|(x, y)| match (x, y) {
                 (TParam::Size { .. }, TParam::Size { .. }) => true,

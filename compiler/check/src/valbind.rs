@@ -602,26 +602,6 @@ impl Checker<'_> {
             );
             return;
         }
-        // Size parameters must appear as array dimensions of parameters.
-        let mut constructive = Vec::new();
-        for p in &params {
-            array_dims(&p.ty, &mut constructive);
-        }
-        for tp in tparams {
-            if let TParam::Size { name: n } = tp
-                && !constructive.contains(n)
-                && explicit_params.contains(n)
-            {
-                self.error(
-                        "nonconstructive-entry",
-                        name.span,
-                        format!(
-                            "Entry point size parameter [{}] only used non-constructively in the parameter types.",
-                            n.name()
-                        ),
-                    );
-            }
-        }
         let mut param_sizes: Vec<VName> = Vec::new();
         for p in &params {
             param_sizes.extend(p.ty.size_vars());
@@ -652,6 +632,27 @@ impl Checker<'_> {
                         v.name()
                     ),
                 );
+            }
+        }
+        // Size parameters must appear as array dimensions of parameters.
+        let mut constructive = Vec::new();
+        for p in &params {
+            array_dims(&p.ty, &mut constructive);
+        }
+        for tp in tparams {
+            if let TParam::Size { name: n } = tp
+                && !constructive.contains(n)
+                && explicit_params.contains(n)
+                && param_sizes.contains(n)
+            {
+                self.error(
+                        "nonconstructive-entry",
+                        name.span,
+                        format!(
+                            "Entry point size parameter [{}] only used non-constructively in the parameter types.",
+                            n.name()
+                        ),
+                    );
             }
         }
         // Values that only cross the entry boundary as opaque handles: warn, as the entry

@@ -301,7 +301,7 @@ def main (xs: []i32) = app f xs"#,
         r#"test.fut:3:28-29: error: Cannot apply "app" to "f" (invalid type).
 Expected: [d]i32 -> ?[d].[d]i32
 Actual:   *[d]i32 -> [d]i32
-A function that consumes its argument cannot be used where a non-consuming function is expected.
+Parameter types are incompatible regarding consuming their arguments: a function that consumes its argument cannot be used where a non-consuming function is expected.
   [unify-consuming-param]"#,
     );
     // unique-return-aliased

@@ -5,7 +5,8 @@
 //! Futhark's test runner reads the same here. A file may instead say `-- accept` (no error,
 //! no warning) to pin down the other side of a rule.
 //!
-//! Run one rule with `RULE=loops cargo test -p futhark-check --test rules -- --nocapture`.
+//! Run one rule with `RULE=loops cargo test -p futhark-check --test rules -- --nocapture`;
+//! `RULES_SHOW=1` also prints each program's first diagnostic.
 
 mod common;
 
@@ -85,6 +86,10 @@ fn rule_programs() {
             .filter(|d| !d.is_error())
             .map(|d| render(d, &rel, &text))
             .collect();
+        if std::env::var("RULES_SHOW").is_ok() {
+            let first = errors.first().or(warnings.first());
+            eprintln!("== {rel}\n{}", first.map_or("(none)", |s| s.as_str()));
+        }
         let matches = |re: &str, got: &[String]| {
             let r = regex::RegexBuilder::new(re)
                 .dot_matches_new_line(true)

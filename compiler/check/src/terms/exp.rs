@@ -414,8 +414,7 @@ impl Checker<'_> {
         } else {
             self.check_exp(inner)
         };
-        let mut ps = PrimType::numeric();
-        ps.push(PrimType::Bool);
+        let ps = PrimType::numeric();
         if let Err(e) = self.uni.must_be_one_of(&t, &ps) {
             self.error(
                 "type-mismatch",

@@ -1,5 +1,5 @@
 -- ==
--- error: consum
+-- error: incompatible regarding consuming their arguments
 
 def on 'a (f: a -> a) (x: a) = f x
 

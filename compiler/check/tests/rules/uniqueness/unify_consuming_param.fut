@@ -1,5 +1,5 @@
 -- ==
--- error: consum
+-- error: incompatible regarding consuming their arguments
 
 def eat (a: *[3]i64) : i64 = 1
 

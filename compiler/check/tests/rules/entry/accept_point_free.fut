@@ -1,0 +1,4 @@
+-- ==
+-- accept
+
+entry total = reduce (+) 0i32

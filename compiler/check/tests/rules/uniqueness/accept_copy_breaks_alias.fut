@@ -1,0 +1,7 @@
+-- ==
+-- accept
+
+def f (xs: *[]i32) =
+  let ys = copy xs
+  let ys[0] = 1
+  in (xs, ys)
