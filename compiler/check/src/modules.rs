@@ -126,7 +126,7 @@ impl Checker<'_> {
                     self.error(
                         "module-is-parametric",
                         me.span,
-                        "Cannot open a parametric module.",
+                        "Cannot open a parametric module: the module is a parametric module and must be applied first.",
                     );
                     None
                 }

@@ -74,7 +74,7 @@ def f (b: bool) = if b then g else []"#,
         r#"def upd (xs: *[]i32) (i: i64) = xs with [i] = 0
 def app (f: i64 -> []i32) = f 0
 def main (xs: *[]i32) = app (upd xs)"#,
-        r#"test.fut:3:29-37: error: A function that performs consumption may not be passed as an argument (consumption).
+        r#"test.fut:3:29-37: error: Argument of functional type contains consumption: a function that performs consumption may not be passed as an argument.
   [consuming-argument]"#,
     );
     // contains-consumption
@@ -82,7 +82,7 @@ def main (xs: *[]i32) = app (upd xs)"#,
         &ctx,
         r#"def upd (xs: *[]i32) (i: i64) = xs with [i] = 0
 def main (xs: *[]i32) = let f = upd xs in f 0"#,
-        r#"test.fut:2:33-39: error: A function that performs consumption may not be bound with let (contains-consumption).
+        r#"test.fut:2:33-39: error: Let-bound expression of higher-order type contains consumption: a function value that performs consumption may not be bound with let.
   [contains-consumption]"#,
     );
     // duplicate
@@ -104,7 +104,7 @@ def x = 2"#,
     check(
         &ctx,
         r#"def f (n: i64, _: bool) : [n]i32 = replicate n 0"#,
-        r#"test.fut:1:27-33: error: The return type refers to size "n", which is bound inside a parameter pattern and thus inaccessible.
+        r#"test.fut:1:27-33: error: The return type refers to size "n" which will not be accessible to the caller, as it is bound inside a parameter pattern.
   [inaccessible-size]"#,
     );
     // intrinsics-module
@@ -262,7 +262,7 @@ Cannot unify "n" with a type mentioning "n" (scope-violation): "n" is bound in a
         &ctx,
         r#"def g (x: *([]i32, []i32)) = x.0
 def f (a: *[]i32) = g (a, a)"#,
-        r#"test.fut:2:23-29: error: Argument passed for consuming parameter of "g" is self-aliased.
+        r#"test.fut:2:23-29: error: Argument passed for consuming parameter is self-aliased (in a call of "g").
   [self-aliasing-arg]"#,
     );
     // size-polymorphic-entry

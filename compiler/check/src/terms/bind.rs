@@ -324,7 +324,7 @@ impl Checker<'_> {
                     "inaccessible-size",
                     te.span,
                     format!(
-                        "The return type refers to size \"{}\", which is bound inside a parameter pattern and thus inaccessible.",
+                        "The return type refers to size \"{}\" which will not be accessible to the caller, as it is bound inside a parameter pattern.",
                         b.ident.name
                     ),
                 );
@@ -479,7 +479,7 @@ impl Checker<'_> {
                     "inaccessible-size",
                     p.span,
                     format!(
-                        "{what} refers to size \"{}\", which will not be accessible to the caller: it is bound inside a tuple or record pattern. Ascribe a type that does not mention \"{}\", or take it as a parameter of its own.",
+                        "{what} refers to size \"{}\" which will not be accessible to the caller, as it is bound inside a tuple or record pattern. Ascribe a type that does not mention \"{}\", or take it as a parameter of its own.",
                         b.ident.name, b.ident.name
                     ),
                 );

@@ -1,5 +1,5 @@
 -- ==
--- error: contains-consumption
+-- error: Let-bound expression of higher-order type.*contains consumption
 
 def upd (xs: *[]i32) (i: i64) = xs with [i] = 0
 

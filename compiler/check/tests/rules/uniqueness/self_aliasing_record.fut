@@ -1,5 +1,5 @@
 -- ==
--- error: self-aliased
+-- error: Argument passed for consuming parameter is self-aliased
 
 def g (p: *{l: []f32, r: []f32}) = p.l[0]
 
