@@ -1,0 +1,6 @@
+-- ==
+-- accept
+
+import "lib_accept"
+
+def again = public
