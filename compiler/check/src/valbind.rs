@@ -656,11 +656,35 @@ impl Checker<'_> {
             }
         }
         // Values that only cross the entry boundary as opaque handles: warn, as the entry
-        // point will be hard to call.
+        // point will be hard to call (declared entry points only, as in Futhark).
+        if explicit {
+            self.warn_opaque_entry(vb, &params, ty, name.span);
+        }
+        let size_params = tparams.iter().filter(|p| p.is_size()).cloned().collect();
+        self.info.entries.push(EntryInfo {
+            name: Name::from(name.name.as_str()),
+            vname: vname.clone(),
+            span: name.span,
+            size_params,
+            params,
+            ret,
+            explicit,
+        });
+    }
+
+    /// Warns about an entry point's parameters or result that can only cross the entry
+    /// boundary as opaque values.
+    fn warn_opaque_entry(
+        &mut self,
+        vb: &ValBind,
+        params: &[EntryParam],
+        ty: &Type,
+        fallback: Span,
+    ) {
         if let Some(p) = vb
             .params
             .iter()
-            .zip(&params)
+            .zip(params)
             .find(|(p, ep)| opaque_at_entry(&ep.ty) && !ascribed_nice(p))
             .map(|(p, _)| p)
         {
@@ -680,21 +704,11 @@ impl Checker<'_> {
             if opaque_result(vb.ret.as_ref(), &rt) {
                 self.warn(
                     "opaque-entry",
-                    vb.ret.as_ref().map_or(name.span, |te| te.span),
+                    vb.ret.as_ref().map_or(fallback, |te| te.span),
                     "Entry point return type will have an opaque type, so the result will likely not be usable.",
                 );
             }
         }
-        let size_params = tparams.iter().filter(|p| p.is_size()).cloned().collect();
-        self.info.entries.push(EntryInfo {
-            name: Name::from(name.name.as_str()),
-            vname: vname.clone(),
-            span: name.span,
-            size_params,
-            params,
-            ret,
-            explicit,
-        });
     }
 
     /// Builds the recursion information for the function being defined.

@@ -734,7 +734,7 @@ impl Checker<'_> {
         };
         let t = self.check_var(&qn, dest.span);
         self.record_type(dest.span, &t);
-        let new_t = self.check_update(&t, path, value, span);
+        let new_t = self.check_update(&t, path, value, span, &dest.name);
         let mark = self.scope_mark();
         self.level += 1;
         let v = self.fresh(&dest.name);
@@ -758,9 +758,10 @@ impl Checker<'_> {
         path: &[UpdateStep],
         value: &Exp,
         span: Span,
+        target_text: &str,
     ) -> Type {
         let vt = self.check_exp(value);
-        let slot = self.update_slot(target, path, span);
+        let slot = self.update_slot(target, path, span, target_text);
         match slot {
             Some((slot_t, Some(field))) => {
                 // A field may change its sizes but not its type.
@@ -819,6 +820,7 @@ impl Checker<'_> {
         t: &Type,
         path: &[UpdateStep],
         span: Span,
+        target_text: &str,
     ) -> Option<(Type, Option<String>)> {
         let mut cur = t.clone();
         let mut last_field = None;
@@ -848,7 +850,7 @@ impl Checker<'_> {
                                 "record-type-not-known",
                                 f.span,
                                 format!(
-                                    "Full type of the record is not known at this point: cannot update field \"{}\" (annotate the record's type where it is bound).",
+                                    "Full type of \"{target_text}\" is not known at this point: cannot update field \"{}\" (annotate the record's type where it is bound).",
                                     f.name
                                 ),
                             );
