@@ -586,11 +586,9 @@ impl Checker<'_> {
     ) {
         let target = self.uni.resolve(target);
         match (&target, self.uni.resolve(src)) {
-            (_, Type::Var(tv)) if self.uni.is_free_var(&tv.name) => {
-                if target_has_array(&target) {
-                    let any = self.any_sizes(&target, span, fresh);
-                    let _ = self.uni.unify(&Type::Var(tv), &any);
-                }
+            (_, Type::Var(tv)) if self.uni.is_free_var(&tv.name) && target_has_array(&target) => {
+                let any = self.any_sizes(&target, span, fresh);
+                let _ = self.uni.unify(&Type::Var(tv), &any);
             }
             (Type::Array(a), Type::Array(b)) => {
                 self.bind_unknown_parts(&a.elem, &b.elem, span, fresh)
