@@ -96,6 +96,7 @@ impl Checker<'_> {
         self.produced.clear();
         self.def_vars.clear();
         self.var_origin.clear();
+        self.dynamic_origin.clear();
         self.level = 0;
     }
 
@@ -374,6 +375,11 @@ impl Checker<'_> {
                         ),
                     );
                     let _ = self.uni.unify(&Type::var(v.clone()), &Type::Record(fs));
+                }
+                Constraint::SizeFree if self.dynamic_origin.contains_key(&v) => {
+                    let (span, msg) = self.dynamic_origin[&v].clone();
+                    self.error("type-mismatch", span, msg.replace("{}", v.name()));
+                    let _ = self.uni.unify_size(&Size::Var(v.clone()), &Size::Lit(0));
                 }
                 Constraint::SizeFree if self.uni.dynamic_sizes.contains(&v) => {
                     let u = self.uni.new_unknown(

@@ -212,7 +212,25 @@ impl Checker<'_> {
             return Type::Error;
         };
         self.uni.absorbed.clear();
-        if let Err(e) = self.uni.unify(&a.param, argt) {
+        let dynamic_before = self.uni.dynamic_sizes.len();
+        let unified = self.uni.unify(&a.param, argt);
+        if unified.is_ok() && self.uni.dynamic_sizes.len() > dynamic_before {
+            // A compound parameter size (`[n + 1]`) met another size: fine if something
+            // else determines its variables, otherwise the application is wrong.
+            let summary = exp_summary(arg);
+            let param = self.uni.zonk(&a.param);
+            let actual = self.uni.zonk(argt);
+            let msg = format!(
+                "Cannot apply \"{}\" to \"{summary}\" (invalid type).\nExpected: {param}\nActual:   {actual}\nThe sizes cannot be matched: nothing determines the size parameter \"{{}}\" of the parameter type.",
+                fname.unwrap_or("function")
+            );
+            for v in self.uni.dynamic_sizes[dynamic_before..].iter().cloned() {
+                self.dynamic_origin
+                    .entry(v)
+                    .or_insert_with(|| (arg.span, msg.clone()));
+            }
+        }
+        if let Err(e) = unified {
             let summary = exp_summary(arg);
             let ctx = match fname {
                 Some(f) => format!("Cannot apply \"{f}\" to \"{summary}\" (invalid type)."),
