@@ -429,14 +429,12 @@ impl Checker<'_> {
         } else {
             self.check_exp(rhs)
         };
-        if op.quals.is_empty()
-            && (op.name.name == "==" || op.name.name == "!=")
-            && self.uni.resolve(&lt).is_array()
-        {
+        // Futhark deprecates `==` on arrays (and says nothing about `!=`).
+        if op.quals.is_empty() && op.name.name == "==" && self.uni.resolve(&lt).is_array() {
             self.warn(
                 "array-equality",
                 e.span,
-                format!("Comparing arrays with \"{}\" is deprecated.", op.name.name),
+                "Comparing arrays with \"==\" is deprecated and will stop working in a future revision of the language.",
             );
         }
         let t1 = self.apply_one(Some(&opname), &ft, lhs, &lt, e.span, 1, 2);

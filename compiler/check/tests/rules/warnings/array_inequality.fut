@@ -1,4 +1,0 @@
--- ==
--- warning: deprecated
-
-def f (a: [][]f32) (b: [][]f32) = a != b
