@@ -1,0 +1,4 @@
+-- ==
+-- accept
+
+entry main = -32768 : i16
