@@ -259,7 +259,7 @@ impl Checker<'_> {
                 "intrinsics-use",
                 qn.span,
                 format!(
-                    "Using intrinsic \"{}\" directly; prefer the prelude.",
+                    "Using intrinsic functions directly can easily crash the compiler or result in wrong code generation (\"{}\"; prefer the prelude).",
                     qn.name.name
                 ),
             );
