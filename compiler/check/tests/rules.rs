@@ -2,8 +2,8 @@
 //! small program that breaks the rule, with a Futhark-style test block naming what must come
 //! out (`-- error: REGEX` for a rejection, `-- warning: REGEX` for an accepted program that
 //! warns). The regexes follow the wording of Futhark's own messages, so a program written for
-//! Futhark's test runner reads the same here. A file may instead say `-- accept` (no error,
-//! no warning) to pin down the other side of a rule.
+//! Futhark's test runner reads the same here. A near miss that must be accepted without any
+//! diagnostic says `-- warning: ^$`, as Futhark's own tests do.
 //!
 //! Run one rule with `RULE=loops cargo test -p futhark-check --test rules -- --nocapture`;
 //! `RULES_SHOW=1` also prints each program's first diagnostic.
@@ -41,10 +41,12 @@ fn expectation(text: &str) -> Option<Expect> {
         };
         let rest = rest.trim();
         if let Some(re) = rest.strip_prefix("warning:") {
-            return Some(Expect::Warning(re.trim().to_string()));
-        }
-        if rest == "accept" {
-            return Some(Expect::Accept);
+            let re = re.trim();
+            return Some(if re == "^$" {
+                Expect::Accept
+            } else {
+                Expect::Warning(re.to_string())
+            });
         }
     }
     None

@@ -1,5 +1,5 @@
 -- ==
--- accept
+-- warning: ^$
 
 def f (xs: []i32) =
   let b = [filter (> 0) xs]

@@ -1,6 +1,6 @@
 -- A function merely named main is not checked for opaque types.
 -- ==
--- accept
+-- warning: ^$
 
 def main (c: #left | #right) : i32 =
   match c

@@ -1,4 +1,4 @@
 -- ==
--- accept
+-- warning: ^$
 
 entry total = reduce (+) 0i32

@@ -1,5 +1,5 @@
 -- A tuple result of arrays of primitives is not opaque.
 -- ==
--- accept
+-- warning: ^$
 
 entry both (xs: []i32) = (xs, map (* 2) xs)

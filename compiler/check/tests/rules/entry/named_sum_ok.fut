@@ -1,6 +1,6 @@
 -- A sum type reached through a type name is fine: no warning.
 -- ==
--- accept
+-- warning: ^$
 
 type dir = #up | #down
 

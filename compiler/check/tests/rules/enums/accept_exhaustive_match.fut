@@ -1,5 +1,5 @@
 -- ==
--- accept
+-- warning: ^$
 
 type shape = #circle f32 | #rect f32 f32
 

@@ -1,5 +1,5 @@
 -- ==
--- accept
+-- warning: ^$
 
 entry main (x: u8) =
   match x

@@ -1,6 +1,6 @@
 -- Imported by the other programs of this rule.
 -- ==
--- accept
+-- warning: ^$
 
 local def secret = 1i32
 def public = 2i32

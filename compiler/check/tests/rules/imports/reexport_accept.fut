@@ -1,5 +1,5 @@
 -- ==
--- accept
+-- warning: ^$
 
 import "lib_accept"
 

@@ -1,4 +1,4 @@
 -- ==
--- accept
+-- warning: ^$
 
 entry main (y: f32) = let x : f32 = 1 in x + y

@@ -1,4 +1,4 @@
 -- ==
--- accept
+-- warning: ^$
 
 entry main = -32768 : i16

@@ -1,4 +1,4 @@
 -- ==
--- accept
+-- warning: ^$
 
 def x : i8 = -128

@@ -1,5 +1,5 @@
 -- ==
--- accept
+-- warning: ^$
 
 entry main (n: i64) =
   loop (a, b) = (replicate n 0i32, replicate n 0i32) for i < n do

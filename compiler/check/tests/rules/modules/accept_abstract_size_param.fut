@@ -1,6 +1,6 @@
 -- An abstract type's size parameter used as an array size.
 -- ==
--- accept
+-- warning: ^$
 
 module M : { type t [n] val mk [n]: [n]i32 -> t [n] } = {
   type t [n] = [n]i32

@@ -1,5 +1,5 @@
 -- ==
--- accept
+-- warning: ^$
 
 module M : { type t val mk: i32 -> t val get: t -> i32 } = {
   type t = i32

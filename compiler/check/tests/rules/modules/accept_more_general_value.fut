@@ -1,6 +1,6 @@
 -- A definition may be more general than its specification.
 -- ==
--- accept
+-- warning: ^$
 
 module M : { val id: i32 -> i32 } = { def id 'a (x: a) = x }
 

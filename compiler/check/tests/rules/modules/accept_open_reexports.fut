@@ -1,5 +1,5 @@
 -- ==
--- accept
+-- warning: ^$
 
 module A = { def x = 1i32 }
 module B = { open A }

@@ -1,5 +1,5 @@
 -- ==
--- accept
+-- warning: ^$
 
 def f (n: i32) : i32 = if n <= 0 then 0 else n + f (n - 1)
 

@@ -1,6 +1,6 @@
 -- An anonymous size in a coercion is an unknown size that the payload may take.
 -- ==
--- accept
+-- warning: ^$
 
 type pair 'a = #both a a | #neither
 

@@ -1,6 +1,6 @@
 -- A let-bound i64 stands for its definition in the result type.
 -- ==
--- accept
+-- warning: ^$
 
 entry main (n: i64) : [n+1]i64 =
   let m = n + 1

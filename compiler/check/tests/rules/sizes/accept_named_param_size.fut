@@ -1,5 +1,5 @@
 -- ==
--- accept
+-- warning: ^$
 
 def take_n (n: i64) (xs: [n]i32) = xs
 

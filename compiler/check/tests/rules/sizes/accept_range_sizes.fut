@@ -1,5 +1,5 @@
 -- ==
--- accept
+-- warning: ^$
 
 def up (n: i64) : [n]i64 = 0..<n
 

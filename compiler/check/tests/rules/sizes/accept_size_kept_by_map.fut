@@ -1,5 +1,5 @@
 -- ==
--- accept
+-- warning: ^$
 
 def inc [n] (xs: [n]f32) : [n]f32 = map (+ 1) xs
 

@@ -1,5 +1,5 @@
 -- ==
--- accept
+-- warning: ^$
 
 type~ t = #a ([]i32) | #b
 

@@ -1,5 +1,5 @@
 -- ==
--- accept
+-- warning: ^$
 
 entry main (n: i64) =
   let xs = iota n

@@ -1,4 +1,4 @@
 -- ==
--- accept
+-- warning: ^$
 
 def f (xs: *[]i32) : ([]i32, []i32) = (xs, xs)

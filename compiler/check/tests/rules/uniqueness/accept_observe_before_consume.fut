@@ -1,5 +1,5 @@
 -- ==
--- accept
+-- warning: ^$
 
 entry main (xs: *[]i32) =
   let v = xs[0]

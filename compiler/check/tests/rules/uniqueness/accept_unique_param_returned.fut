@@ -1,4 +1,4 @@
 -- ==
--- accept
+-- warning: ^$
 
 entry main (xs: *[]i32) : *[]i32 = xs with [0] = 1

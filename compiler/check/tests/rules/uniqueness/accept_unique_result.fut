@@ -1,6 +1,6 @@
 -- A unique result aliases nothing, so consuming it leaves the argument alone.
 -- ==
--- accept
+-- warning: ^$
 
 def fresh (a: []i32) : *[]i32 = copy a
 
