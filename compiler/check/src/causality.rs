@@ -46,14 +46,36 @@ impl Causality<'_, '_> {
             }
             let at = self.c.produced[&v];
             self.reported = true;
-            let d = self.c.error(
-                "causality-check",
-                span,
-                format!(
-                    "Causality check: size \"{}\" needed for type of {what}, but it is computed later.",
-                    v.name()
-                ),
-            );
+            // A size that varies from one iteration to the next exists only inside the
+            // loop; a variable bound before the loop cannot have it (its type was
+            // constrained from inside the loop body).
+            let loop_variant = what.starts_with('"')
+                && (self.c.uni.loop_vars.contains(&v)
+                    || self
+                        .c
+                        .uni
+                        .rigid
+                        .get(&v)
+                        .is_some_and(|r| matches!(r.unknown, Some((UnknownSource::Loop, _)))));
+            let d = if loop_variant {
+                self.c.error(
+                    "loop-variant-escape",
+                    span,
+                    format!(
+                        "Loop-variant size has escaped: the type of {what} needs size \"{}\", which changes with every iteration of a later loop.",
+                        v.name()
+                    ),
+                )
+            } else {
+                self.c.error(
+                    "causality-check",
+                    span,
+                    format!(
+                        "Causality check: size \"{}\" needed for type of {what}, but it is computed later.",
+                        v.name()
+                    ),
+                )
+            };
             d.labels.push(futhark_syntax::Label {
                 span: at,
                 message: "the size is computed here".into(),

@@ -116,6 +116,10 @@ pub struct Checker<'a> {
     pub in_apply_head: bool,
     /// Where size variables came from, for "ambiguous size" messages.
     pub var_origin: FxHashMap<VName, String>,
+    /// Size variables whose only constraint is a compound size matched against another size
+    /// in an application (left to a run-time check if something else determines them):
+    /// where, and the application's message should nothing determine them.
+    pub dynamic_origin: FxHashMap<VName, (Span, String)>,
     /// `match` expressions to check for exhaustiveness when the definition is done.
     pub pending_matches: Vec<(Span, Type, Vec<futhark_syntax::ast::Pat>)>,
     /// Patterns that must be irrefutable, checked when the definition is done.
@@ -186,6 +190,7 @@ impl<'a> Checker<'a> {
             rec_used: false,
             in_apply_head: false,
             var_origin: FxHashMap::default(),
+            dynamic_origin: FxHashMap::default(),
             pending_matches: Vec::new(),
             pending_irrefutable: Vec::new(),
             def_diag_start: 0,

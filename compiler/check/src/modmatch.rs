@@ -378,7 +378,7 @@ impl Checker<'_> {
                     self.error(
                         "module-mismatch",
                         span,
-                        format!("Module does not define the type \"{pstr}\" required by the module type."),
+                        format!("Module does not define a type named \"{pstr}\" (the module type requires one)."),
                     );
                     ok = false;
                 }
@@ -394,10 +394,9 @@ impl Checker<'_> {
                             "module-mismatch",
                             span,
                             format!(
-                                "Type \"{pstr}\" takes {} parameters in the module, but the module type requires {} (type {}).",
-                                b.params.len(),
-                                a.params.len(),
-                                crate::pretty::tparams_prefix(&a.params).trim_end()
+                                "Module defines\n  type {pstr}{}\nbut module type requires\n  type {pstr}{}\n(the type parameters differ).",
+                                spaced_params(&b.params),
+                                spaced_params(&a.params)
                             ),
                         );
                         ok = false;
@@ -424,13 +423,15 @@ impl Checker<'_> {
                     for p in &b.params {
                         if let TParam::Size { name: n } = p {
                             let mut ok = false;
-                            b.ty.ty.each_size(&mut |s, c| ok |= c && s.mentions(n));
+                            b.ty.ty.each_size(&mut |s, c| {
+                                ok |= c && matches!(s, crate::types::Size::Var(v) if v == n)
+                            });
                             if !ok {
                                 self.error(
                                     "module-mismatch",
                                     span,
                                     format!(
-                                        "Size parameter \"[{}]\" of type \"{pstr}\" is not used constructively in its definition.",
+                                        "Type \"{pstr}\" cannot be made abstract because size parameter \"[{}]\" is not used as an array size in the definition (it is not used constructively).",
                                         n.name()
                                     ),
                                 );
@@ -501,10 +502,7 @@ impl Checker<'_> {
                 self.error(
                     "module-mismatch",
                     span,
-                    format!(
-                        "Module \"{}\" is a parametric module, but the module type requires a non-parametric module.",
-                        path.iter().map(|x| x.to_string()).collect::<Vec<_>>().join(".")
-                    ),
+                    "Cannot match parametric module with non-parametric module type.",
                 );
                 false
             }
@@ -512,7 +510,7 @@ impl Checker<'_> {
                 self.error(
                     "module-mismatch",
                     span,
-                    "The module type requires a parametric module, but the module is not parametric.",
+                    "Cannot match non-parametric module with parametric module type.",
                 );
                 false
             }
@@ -549,7 +547,7 @@ impl Checker<'_> {
                                 self.error(
                                     "module-mismatch",
                                     span,
-                                    format!("Module does not define the type \"{p}\" required by the module type."),
+                                    format!("Module does not define a type named \"{p}\" (the module type requires one)."),
                                 );
                                 ok = false;
                                 continue;
@@ -561,9 +559,9 @@ impl Checker<'_> {
                                     "module-mismatch",
                                     span,
                                     format!(
-                                        "Type \"{p}\" is defined as \"{aty}\" in the module, but the module type requires \"type {}{} = {sty}\".",
-                                        name,
-                                        crate::pretty::tparams_prefix(&st.params).split_whitespace().map(|x| format!(" {x}")).collect::<String>()
+                                        "Module defines\n  type {p}{} = {aty}\nbut module type requires\n  type {p}{} = {sty}",
+                                        spaced_params(&at.params),
+                                        spaced_params(&st.params)
                                     ),
                                 );
                                 ok = false;
@@ -577,7 +575,7 @@ impl Checker<'_> {
                                 self.error(
                                     "module-mismatch",
                                     span,
-                                    format!("Module does not define the value \"{p}\" required by the module type."),
+                                    format!("Module does not define a value named \"{p}\" (the module type requires one)."),
                                 );
                                 ok = false;
                                 continue;
@@ -594,7 +592,7 @@ impl Checker<'_> {
                                 self.error(
                                     "module-mismatch",
                                     span,
-                                    format!("Module does not define the module \"{p}\" required by the module type."),
+                                    format!("Module does not define a module named \"{p}\" (the module type requires one)."),
                                 );
                                 ok = false;
                                 continue;
@@ -713,7 +711,7 @@ impl Checker<'_> {
                         "module-mismatch",
                         span,
                         format!(
-                            "Module type mismatch for value \"{path}\": uniqueness differs.\nModule type requires: {spec_line}\nModule defines:       val {} : {}",
+                            "Module type specifies\n  {spec_line}\nbut module provides\n  val {} : {}\n(for \"{path}\", uniqueness differs)",
                             sv.def.name, at
                         ),
                     );
@@ -728,7 +726,7 @@ impl Checker<'_> {
                     "module-mismatch",
                     span,
                     format!(
-                        "Module type mismatch for value \"{path}\".\nModule type requires: {spec_line}\nModule defines:       val {} : {}\n{}",
+                        "Module type specifies\n  {spec_line}\nbut module provides\n  val {} : {}\nfor \"{path}\": {}",
                         sv.def.name,
                         at,
                         e.message()
@@ -912,4 +910,12 @@ fn uniqueness_compatible(spec: &Type, actual: &Type) -> bool {
             .all(|(k, t)| fa.get(k).is_none_or(|u| uniqueness_compatible(t, u))),
         (s, a) => !s.is_unique() || a.is_unique(),
     }
+}
+
+/// Type parameters as written after a type's name: ` [n] 'a`, or nothing.
+fn spaced_params(ps: &[TParam]) -> String {
+    crate::pretty::tparams_prefix(ps)
+        .split_whitespace()
+        .map(|x| format!(" {x}"))
+        .collect()
 }

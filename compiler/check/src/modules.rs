@@ -126,7 +126,7 @@ impl Checker<'_> {
                     self.error(
                         "module-is-parametric",
                         me.span,
-                        "Cannot open a parametric module.",
+                        "Cannot open a parametric module: the module is a parametric module and must be applied first.",
                     );
                     None
                 }
@@ -207,7 +207,7 @@ impl Checker<'_> {
                 "anonymous-nonconstructive",
                 sp,
                 format!(
-                    "Type abbreviation \"{}\" contains an anonymous size in a function parameter, where it is not used constructively.",
+                    "Type abbreviation contains an anonymous size not used constructively as an array size: the one in a function parameter of \"{}\".",
                     name.name
                 ),
             );
@@ -239,7 +239,7 @@ impl Checker<'_> {
                     "unused-size",
                     ast_tp.name().span,
                     format!(
-                        "Size parameter \"[{}]\" of type \"{}\" is unused.",
+                        "Size parameter \"[{}]\" unused in type \"{}\".",
                         n.name(),
                         name.name
                     ),
@@ -259,17 +259,16 @@ impl Checker<'_> {
                     "anonymous-nonconstructive",
                     te.span,
                     format!(
-                        "Type abbreviation \"{}\" contains an anonymous size not used constructively as an array size.",
+                        "Type abbreviation contains an anonymous size not used constructively as an array size (in \"{}\").",
                         name.name
                     ),
                 );
                 break;
             }
         }
+        // What the body needs, apart from hidden sizes of its own: the liftedness of the
+        // types it mentions, and functions.
         let mut needed = r.lifted;
-        if !r.ext.is_empty() {
-            needed = needed.max(Liftedness::SizeLifted);
-        }
         if ty.contains_fun() {
             needed = Liftedness::Lifted;
         }
@@ -283,19 +282,26 @@ impl Checker<'_> {
                 }
             }
         }
-        if needed > lifted {
-            let (kw, what) = match needed {
-                Liftedness::Lifted => ("type^", "is lifted (may contain functions)"),
-                _ => ("type~", "is size-lifted (hides sizes)"),
-            };
-            self.error(
-                "non-lifted-abbreviation",
-                name.span,
-                format!(
-                    "Type abbreviation \"{}\" {what}, but is declared non-lifted; use \"{kw}\".",
-                    name.name
-                ),
-            );
+        let problem = if needed == Liftedness::Lifted && lifted < Liftedness::Lifted {
+            Some(format!(
+                "Non-lifted type abbreviations may not contain functions: \"{}\" is lifted; use \"type^\".",
+                name.name
+            ))
+        } else if needed == Liftedness::SizeLifted && lifted < Liftedness::SizeLifted {
+            Some(format!(
+                "Non-size-lifted type abbreviations may not contain size-lifted types: \"{}\" is size-lifted (hides sizes); use \"type~\".",
+                name.name
+            ))
+        } else if lifted == Liftedness::Unlifted && !r.ext.is_empty() {
+            Some(format!(
+                "Non-lifted type abbreviations may not use existential sizes in their definition: \"{}\" is size-lifted (hides sizes); use \"type~\" or add size parameters to \"{}\".",
+                name.name, name.name
+            ))
+        } else {
+            None
+        };
+        if let Some(msg) = problem {
+            self.error("non-lifted-abbreviation", name.span, msg);
         }
         let v = self.fresh(&name.name);
         let def = DefRef::new(&v, DefKind::Type, Some(name.span), doc);
@@ -490,7 +496,7 @@ impl Checker<'_> {
                         self.error(
                             "module-not-parametric",
                             f.span,
-                            "Cannot apply a module that is not parametric.",
+                            "Cannot apply non-parametric module.",
                         );
                         empty()
                     }

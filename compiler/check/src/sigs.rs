@@ -104,7 +104,28 @@ impl Checker<'_> {
                 let saved = self.env.clone();
                 let mut senv = Env::default();
                 let mut abs = Vec::new();
+                // Names specified so far, by namespace (values and modules share one).
+                let mut specified: Vec<(bool, &str)> = Vec::new();
                 for spec in specs {
+                    let named = match &spec.kind {
+                        SpecKind::Val { name, .. } => Some((true, name, "value")),
+                        SpecKind::Module { name, .. } => Some((true, name, "module")),
+                        SpecKind::Type { name, .. } => Some((false, name, "type")),
+                        SpecKind::Include(_) | SpecKind::Error => None,
+                    };
+                    if let Some((term, name, what)) = named {
+                        if specified.contains(&(term, name.name.as_str())) {
+                            self.error(
+                                "duplicate-definition",
+                                name.span,
+                                format!(
+                                    "Duplicate definition of {what} \"{}\" in a module type.",
+                                    name.name
+                                ),
+                            );
+                        }
+                        specified.push((term, name.name.as_str()));
+                    }
                     self.env = saved.clone();
                     self.env.extend(&senv);
                     self.check_spec(spec, &mut senv, &mut abs);
@@ -168,7 +189,7 @@ impl Checker<'_> {
                         "anonymous-size-in-spec",
                         sp,
                         format!(
-                            "All sizes in the parameters of value specification \"{}\" must be non-anonymous (named).",
+                            "All function parameters must have non-anonymous sizes: add size parameters to value specification \"{}\".",
                             name.name
                         ),
                     );
@@ -346,6 +367,15 @@ impl Checker<'_> {
         let r = self.resolve_type(te, AnonMode::Existential);
         self.scope_reset(mark);
         self.level -= 1;
+        if !r.ext.is_empty() && a.lifted == Liftedness::Unlifted {
+            self.error(
+                "anonymous-size-in-spec",
+                te.span,
+                format!(
+                    "Anonymous dimensions are not allowed here: the refinement of \"{pstr}\" must name its sizes."
+                ),
+            );
+        }
         let compatible = tps.len() == a.params.len()
             && tps.iter().zip(&a.params).all(|(x, y)| match (x, y) {
                 (TParam::Size { .. }, TParam::Size { .. }) => true,

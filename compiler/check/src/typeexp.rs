@@ -120,11 +120,11 @@ impl Checker<'_> {
             }
             TypeExpKind::Unique(t) => {
                 let (t, l) = self.resolve_te(t, mode, ext);
-                if matches!(t, Type::Prim(_)) {
+                if !may_contain_array(&t) {
                     self.warn(
                         "unique-no-effect",
                         te.span,
-                        format!("Uniqueness annotation has no effect on type \"{t}\"."),
+                        format!("Declaring \"{t}\" as unique has no effect."),
                     );
                 }
                 (t.with_unique(true), l)
@@ -231,7 +231,7 @@ impl Checker<'_> {
                         self.error(
                             "unused-existential",
                             s.span,
-                            format!("Existential size \"{}\" is not used constructively as an array size.", s.name),
+                            format!("Existential size \"{}\" not used as array size (it must be used constructively).", s.name),
                         );
                     }
                 }
@@ -472,5 +472,15 @@ fn strip_parens(te: &TypeExp) -> &TypeExp {
     match &te.kind {
         TypeExpKind::Parens(t) => strip_parens(t),
         _ => te,
+    }
+}
+
+/// Whether a value of type `t` may hold an array, so that uniqueness means something.
+fn may_contain_array(t: &Type) -> bool {
+    match t {
+        Type::Prim(_) => false,
+        Type::Record(fs) => fs.values().any(may_contain_array),
+        Type::Sum(cs) => cs.values().flatten().any(may_contain_array),
+        _ => true,
     }
 }

@@ -3,7 +3,7 @@
 //! passes (exhaustiveness, refutability, causality, uniqueness) once all types are known.
 
 use futhark_syntax::Span;
-use futhark_syntax::ast::{Dec, Pat, PatKind, ValBind, ValKeyword};
+use futhark_syntax::ast::{Dec, Pat, PatKind, TypeArg, TypeExp, TypeExpKind, ValBind, ValKeyword};
 
 use crate::checker::{Checker, LitValue};
 use crate::env::{Scheme, ValBinding};
@@ -20,6 +20,71 @@ fn simple_name(p: &Pat) -> Option<&futhark_syntax::ast::Ident> {
     }
 }
 
+/// A type that an entry point can only pass as an opaque value: anything but arrays of
+/// primitives (the unit type aside).
+fn opaque_at_entry(t: &Type) -> bool {
+    match t {
+        Type::Prim(_) | Type::Error => false,
+        Type::Array(a) => opaque_at_entry(&a.elem),
+        Type::Record(fs) => !fs.is_empty(),
+        _ => true,
+    }
+}
+
+/// A type written as a plain type name (possibly in array or uniqueness brackets): its
+/// values get that name on the other side of the entry boundary.
+fn nice_type_exp(te: &TypeExp) -> bool {
+    match &te.kind {
+        TypeExpKind::Var(q) => q.quals.is_empty(),
+        TypeExpKind::Apply(f, TypeArg::Size(_)) => nice_type_exp(f),
+        TypeExpKind::Array { elem, .. } => nice_type_exp(elem),
+        TypeExpKind::Unique(t) | TypeExpKind::Parens(t) => nice_type_exp(t),
+        _ => false,
+    }
+}
+
+fn ascribed_nice(p: &Pat) -> bool {
+    match &p.kind {
+        PatKind::Ascript(_, te) => nice_type_exp(te),
+        PatKind::Parens(q) | PatKind::Attr(_, q) => ascribed_nice(q),
+        _ => false,
+    }
+}
+
+/// Whether an entry point's result (as declared by `te`, if at all) is opaque: a function
+/// result is judged by its parameters and final result, a tuple by its components.
+fn opaque_result(te: Option<&TypeExp>, t: &Type) -> bool {
+    let te = te.map(|te| {
+        let mut te = te;
+        while let TypeExpKind::Parens(inner) = &te.kind {
+            te = inner;
+        }
+        te
+    });
+    if let Type::Arrow(a) = t {
+        return match te.map(|te| &te.kind) {
+            Some(TypeExpKind::Arrow { from, to, .. }) => {
+                (!nice_type_exp(from) && opaque_at_entry(&a.param))
+                    || opaque_result(Some(to), &a.ret.ty)
+            }
+            _ => opaque_at_entry(&a.param) || opaque_result(None, &a.ret.ty),
+        };
+    }
+    if te.is_some_and(nice_type_exp) {
+        return false;
+    }
+    if let Some(ts) = t.as_tuple().filter(|ts| ts.len() > 1) {
+        return match te.map(|te| &te.kind) {
+            Some(TypeExpKind::Tuple(tes)) if tes.len() == ts.len() => tes
+                .iter()
+                .zip(ts)
+                .any(|(te, t)| !nice_type_exp(te) && opaque_at_entry(t)),
+            _ => ts.iter().any(|t| opaque_at_entry(t)),
+        };
+    }
+    opaque_at_entry(t)
+}
+
 impl Checker<'_> {
     /// Resets the per-definition state.
     pub fn begin_def(&mut self) {
@@ -31,6 +96,7 @@ impl Checker<'_> {
         self.produced.clear();
         self.def_vars.clear();
         self.var_origin.clear();
+        self.dynamic_origin.clear();
         self.level = 0;
     }
 
@@ -50,7 +116,7 @@ impl Checker<'_> {
             self.error(
                 "nested-entry",
                 name.span,
-                "Entry points may only be declared at the top level of a file.",
+                "Entry points may not be declared inside modules, only at the top level of a file.",
             );
         }
         self.begin_def();
@@ -233,6 +299,17 @@ impl Checker<'_> {
                     let _ = self.uni.unify(&Type::var(v.clone()), &Type::unit());
                 }
                 Constraint::HasConstrs(cs) => {
+                    // Only the constructors used are known, not the whole sum type.
+                    if self.ambiguous_sums {
+                        self.error(
+                            "ambiguous-type",
+                            info.span,
+                            format!(
+                                "Type is ambiguous: a sum type with constructors {} whose full type is not known; add a type annotation.",
+                                cs.keys().map(|k| format!("#{k}")).collect::<Vec<_>>().join(", ")
+                            ),
+                        );
+                    }
                     let _ = self.uni.unify(&Type::var(v.clone()), &Type::Sum(cs));
                 }
                 Constraint::HasFields(fs) => {
@@ -298,6 +375,11 @@ impl Checker<'_> {
                         ),
                     );
                     let _ = self.uni.unify(&Type::var(v.clone()), &Type::Record(fs));
+                }
+                Constraint::SizeFree if self.dynamic_origin.contains_key(&v) => {
+                    let (span, msg) = self.dynamic_origin[&v].clone();
+                    self.error("type-mismatch", span, msg.replace("{}", v.name()));
+                    let _ = self.uni.unify_size(&Size::Var(v.clone()), &Size::Lit(0));
                 }
                 Constraint::SizeFree if self.uni.dynamic_sizes.contains(&v) => {
                     let u = self.uni.new_unknown(
@@ -526,26 +608,6 @@ impl Checker<'_> {
             );
             return;
         }
-        // Size parameters must appear as array dimensions of parameters.
-        let mut constructive = Vec::new();
-        for p in &params {
-            array_dims(&p.ty, &mut constructive);
-        }
-        for tp in tparams {
-            if let TParam::Size { name: n } = tp
-                && !constructive.contains(n)
-                && explicit_params.contains(n)
-            {
-                self.error(
-                        "nonconstructive-entry",
-                        name.span,
-                        format!(
-                            "Entry point size parameter [{}] is only used non-constructively in the parameter types.",
-                            n.name()
-                        ),
-                    );
-            }
-        }
         let mut param_sizes: Vec<VName> = Vec::new();
         for p in &params {
             param_sizes.extend(p.ty.size_vars());
@@ -578,6 +640,32 @@ impl Checker<'_> {
                 );
             }
         }
+        // Size parameters must appear as array dimensions of parameters.
+        let mut constructive = Vec::new();
+        for p in &params {
+            array_dims(&p.ty, &mut constructive);
+        }
+        for tp in tparams {
+            if let TParam::Size { name: n } = tp
+                && !constructive.contains(n)
+                && explicit_params.contains(n)
+                && param_sizes.contains(n)
+            {
+                self.error(
+                        "nonconstructive-entry",
+                        name.span,
+                        format!(
+                            "Entry point size parameter [{}] only used non-constructively in the parameter types.",
+                            n.name()
+                        ),
+                    );
+            }
+        }
+        // Values that only cross the entry boundary as opaque handles: warn, as the entry
+        // point will be hard to call (declared entry points only, as in Futhark).
+        if explicit {
+            self.warn_opaque_entry(vb, &params, ty, name.span);
+        }
         let size_params = tparams.iter().filter(|p| p.is_size()).cloned().collect();
         self.info.entries.push(EntryInfo {
             name: Name::from(name.name.as_str()),
@@ -588,6 +676,45 @@ impl Checker<'_> {
             ret,
             explicit,
         });
+    }
+
+    /// Warns about an entry point's parameters or result that can only cross the entry
+    /// boundary as opaque values.
+    fn warn_opaque_entry(
+        &mut self,
+        vb: &ValBind,
+        params: &[EntryParam],
+        ty: &Type,
+        fallback: Span,
+    ) {
+        if let Some(p) = vb
+            .params
+            .iter()
+            .zip(params)
+            .find(|(p, ep)| opaque_at_entry(&ep.ty) && !ascribed_nice(p))
+            .map(|(p, _)| p)
+        {
+            self.warn(
+                "opaque-entry",
+                p.span,
+                "Entry point parameter will have an opaque type, so the entry point will likely not be callable.",
+            );
+        } else {
+            let mut rt = ty.clone();
+            for _ in &vb.params {
+                match rt {
+                    Type::Arrow(a) => rt = a.ret.ty.clone(),
+                    _ => break,
+                }
+            }
+            if opaque_result(vb.ret.as_ref(), &rt) {
+                self.warn(
+                    "opaque-entry",
+                    vb.ret.as_ref().map_or(fallback, |te| te.span),
+                    "Entry point return type will have an opaque type, so the result will likely not be usable.",
+                );
+            }
+        }
     }
 
     /// Builds the recursion information for the function being defined.

@@ -54,7 +54,7 @@ def f (b: bool) = if b then g else []"#,
     check(
         &ctx,
         r#"type^ t = []bool -> bool"#,
-        r#"test.fut:1:11-13: error: Type abbreviation "t" contains an anonymous size in a function parameter, where it is not used constructively.
+        r#"test.fut:1:11-13: error: Type abbreviation contains an anonymous size not used constructively as an array size: the one in a function parameter of "t".
   [anonymous-nonconstructive]"#,
     );
     // causality
@@ -74,7 +74,7 @@ def f (b: bool) = if b then g else []"#,
         r#"def upd (xs: *[]i32) (i: i64) = xs with [i] = 0
 def app (f: i64 -> []i32) = f 0
 def main (xs: *[]i32) = app (upd xs)"#,
-        r#"test.fut:3:29-37: error: A function that performs consumption may not be passed as an argument (consumption).
+        r#"test.fut:3:29-37: error: Argument of functional type contains consumption: a function that performs consumption may not be passed as an argument.
   [consuming-argument]"#,
     );
     // contains-consumption
@@ -82,7 +82,7 @@ def main (xs: *[]i32) = app (upd xs)"#,
         &ctx,
         r#"def upd (xs: *[]i32) (i: i64) = xs with [i] = 0
 def main (xs: *[]i32) = let f = upd xs in f 0"#,
-        r#"test.fut:2:33-39: error: A function that performs consumption may not be bound with let (contains-consumption).
+        r#"test.fut:2:33-39: error: Let-bound expression of higher-order type contains consumption: a function value that performs consumption may not be bound with let.
   [contains-consumption]"#,
     );
     // duplicate
@@ -104,7 +104,7 @@ def x = 2"#,
     check(
         &ctx,
         r#"def f (n: i64, _: bool) : [n]i32 = replicate n 0"#,
-        r#"test.fut:1:27-33: error: The return type refers to size "n", which is bound inside a parameter pattern and thus inaccessible.
+        r#"test.fut:1:27-33: error: The return type refers to size "n" which will not be accessible to the caller, as it is bound inside a parameter pattern.
   [inaccessible-size]"#,
     );
     // intrinsics-module
@@ -126,7 +126,7 @@ def x = 2"#,
         &ctx,
         r#"def main (n: i64) =
   loop (xs: *[]i32, ys: *[]i32) = (replicate n 0, replicate n 0) for i < 10 do (xs, xs)"#,
-        r#"test.fut:2:80-88: error: Loop parameter "ys" aliases other consumed loop parameter after an iteration.
+        r#"test.fut:2:80-88: error: Return value for loop parameter "ys" aliases other consumed loop parameter.
   [loop-parameter-aliases-other]"#,
     );
     // loop-param-aliases
@@ -136,7 +136,7 @@ def x = 2"#,
   loop a = copy b for i < 10 do
     let a[i] = 0
     in b"#,
-        r#"test.fut:3:5-4:9: error: Loop parameter "a" aliases "b" after an iteration, but "a" is consumed by the loop.
+        r#"test.fut:3:5-4:9: error: Return value for consuming loop parameter "a" aliases "b", a variable from outside the loop.
   [consuming-loop-param-aliases]"#,
     );
     // loop-variant-escape
@@ -162,10 +162,11 @@ def main [n] (iv: [n]bool) =
     check(
         &ctx,
         r#"module m : {val x: i32} = { def x : f32 = 1 }"#,
-        r#"test.fut:1:27-46: error: Module type mismatch for value "x".
-Module type requires: val x : i32
-Module defines:       val x : f32
-Types "i32" and "f32" do not match.
+        r#"test.fut:1:27-46: error: Module type specifies
+  val x : i32
+but module provides
+  val x : f32
+for "x": Types "i32" and "f32" do not match.
   [module-mismatch]"#,
     );
     // module-parametric
@@ -180,14 +181,14 @@ def z = F.y"#,
     check(
         &ctx,
         r#"module m = { entry f (x: i32) = x }"#,
-        r#"test.fut:1:20-21: error: Entry points may only be declared at the top level of a file.
+        r#"test.fut:1:20-21: error: Entry points may not be declared inside modules, only at the top level of a file.
   [nested-entry]"#,
     );
     // nonconstructive-entry
     check(
         &ctx,
         r#"entry main [x] (_: [x + 1]i32) = x"#,
-        r#"test.fut:1:7-11: error: Entry point size parameter [x] is only used non-constructively in the parameter types.
+        r#"test.fut:1:7-11: error: Entry point size parameter [x] only used non-constructively in the parameter types.
   [nonconstructive-entry]"#,
     );
     // not-consumable
@@ -261,7 +262,7 @@ Cannot unify "n" with a type mentioning "n" (scope-violation): "n" is bound in a
         &ctx,
         r#"def g (x: *([]i32, []i32)) = x.0
 def f (a: *[]i32) = g (a, a)"#,
-        r#"test.fut:2:23-29: error: Argument passed for consuming parameter of "g" is self-aliased.
+        r#"test.fut:2:23-29: error: Argument passed for consuming parameter is self-aliased (in a call of "g").
   [self-aliasing-arg]"#,
     );
     // size-polymorphic-entry
@@ -300,7 +301,7 @@ def main (xs: []i32) = app f xs"#,
         r#"test.fut:3:28-29: error: Cannot apply "app" to "f" (invalid type).
 Expected: [d]i32 -> ?[d].[d]i32
 Actual:   *[d]i32 -> [d]i32
-A function that consumes its argument cannot be used where a non-consuming function is expected.
+Parameter types are incompatible regarding consuming their arguments: a function that consumes its argument cannot be used where a non-consuming function is expected.
   [unify-consuming-param]"#,
     );
     // unique-return-aliased
@@ -344,14 +345,14 @@ A function that consumes its argument cannot be used where a non-consuming funct
     check(
         &ctx,
         r#"def f : ?[n].i32 = 0"#,
-        r#"test.fut:1:11-12: error: Existential size "n" is not used constructively as an array size.
+        r#"test.fut:1:11-12: error: Existential size "n" not used as array size (it must be used constructively).
   [unused-existential]"#,
     );
     // unused-size
     check(
         &ctx,
         r#"type t [n] = i32"#,
-        r#"test.fut:1:9-10: error: Size parameter "[n]" of type "t" is unused.
+        r#"test.fut:1:9-10: error: Size parameter "[n]" unused in type "t".
   [unused-size]"#,
     );
     // use-after-consume

@@ -106,6 +106,18 @@ pub fn render_plain(db: &dyn Db, d: &Diagnostic) -> String {
     format!("{location}: {severity}[{}]: {}", d.code, d.message)
 }
 
+/// The whole of a diagnostic as plain text, as an error-expecting test matches it: location
+/// with its column range, the message, labels, notes and, last, the `[code]` (Futhark puts
+/// the error-index link after the message, so regexes may name the code after the text).
+pub fn render_full(db: &dyn Db, d: &Diagnostic) -> String {
+    match db.file_by_id(d.span.file) {
+        Some(file) => {
+            futhark_check::render::render(d, &file.path(db).display().to_string(), file.text(db))
+        }
+        None => render_plain(db, d),
+    }
+}
+
 /// `path:line:col` of a byte offset in `file`.
 pub fn location(db: &dyn Db, file: File, offset: u32) -> String {
     let (line, col) = LineIndex::new(file.text(db)).line_col(offset);

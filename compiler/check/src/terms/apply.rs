@@ -212,7 +212,25 @@ impl Checker<'_> {
             return Type::Error;
         };
         self.uni.absorbed.clear();
-        if let Err(e) = self.uni.unify(&a.param, argt) {
+        let dynamic_before = self.uni.dynamic_sizes.len();
+        let unified = self.uni.unify(&a.param, argt);
+        if unified.is_ok() && self.uni.dynamic_sizes.len() > dynamic_before {
+            // A compound parameter size (`[n + 1]`) met another size: fine if something
+            // else determines its variables, otherwise the application is wrong.
+            let summary = exp_summary(arg);
+            let param = self.uni.zonk(&a.param);
+            let actual = self.uni.zonk(argt);
+            let msg = format!(
+                "Cannot apply \"{}\" to \"{summary}\" (invalid type).\nExpected: {param}\nActual:   {actual}\nThe sizes cannot be matched: nothing determines the size parameter \"{{}}\" of the parameter type.",
+                fname.unwrap_or("function")
+            );
+            for v in self.uni.dynamic_sizes[dynamic_before..].iter().cloned() {
+                self.dynamic_origin
+                    .entry(v)
+                    .or_insert_with(|| (arg.span, msg.clone()));
+            }
+        }
+        if let Err(e) = unified {
             let summary = exp_summary(arg);
             let ctx = match fname {
                 Some(f) => format!("Cannot apply \"{f}\" to \"{summary}\" (invalid type)."),
@@ -242,7 +260,7 @@ impl Checker<'_> {
                     "existential-param-ret",
                     arg.span,
                     format!(
-                        "Cannot apply \"{f}\" to \"{summary}\": a size hidden in its result would become a parameter size of the resulting function (use \"|>\" instead of composition)."
+                        "Existential size would appear in function parameter of return type: applying \"{f}\" to \"{summary}\" hides a size that the resulting function takes as a parameter size (use \"|>\" instead of composition)."
                     ),
                 );
             }
@@ -281,6 +299,13 @@ impl Checker<'_> {
         match self.exp_to_size(arg) {
             Some(s) => s,
             None => {
+                if contains_binding(arg, 0) {
+                    self.warn(
+                        "size-expression-bind",
+                        arg.span,
+                        "Size expression with binding is replaced by unknown size.",
+                    );
+                }
                 Size::Var(self.new_unknown("n", UnknownSource::Arg(fname.map(String::from)), span))
             }
         }
@@ -404,14 +429,12 @@ impl Checker<'_> {
         } else {
             self.check_exp(rhs)
         };
-        if op.quals.is_empty()
-            && (op.name.name == "==" || op.name.name == "!=")
-            && self.uni.resolve(&lt).is_array()
-        {
+        // Futhark deprecates `==` on arrays (and says nothing about `!=`).
+        if op.quals.is_empty() && op.name.name == "==" && self.uni.resolve(&lt).is_array() {
             self.warn(
                 "array-equality",
                 e.span,
-                format!("Comparing arrays with \"{}\" is deprecated.", op.name.name),
+                "Comparing arrays with \"==\" is deprecated and will stop working in a future revision of the language.",
             );
         }
         let t1 = self.apply_one(Some(&opname), &ft, lhs, &lt, e.span, 1, 2);
@@ -471,5 +494,40 @@ impl Checker<'_> {
                 );
             }
         }
+    }
+}
+
+/// Whether an expression binds names (a `let`, loop, `match`, lambda…) somewhere outside of
+/// nested function bodies: such an expression cannot stand as a size in a type.
+fn contains_binding(e: &Exp, depth: u32) -> bool {
+    if depth > 64 {
+        return false;
+    }
+    let d = depth + 1;
+    match &e.kind {
+        ExpKind::Let { .. }
+        | ExpKind::LetFun { .. }
+        | ExpKind::LetWith { .. }
+        | ExpKind::Loop { .. }
+        | ExpKind::Match { .. }
+        | ExpKind::Lambda { .. } => true,
+        ExpKind::Parens(x)
+        | ExpKind::Attr(_, x)
+        | ExpKind::Negate(x)
+        | ExpKind::Not(x)
+        | ExpKind::Ascript(x, _)
+        | ExpKind::Coerce(x, _)
+        | ExpKind::Project(x, _)
+        | ExpKind::Index(x, _) => contains_binding(x, d),
+        ExpKind::Assert { cond, body } => contains_binding(cond, d) || contains_binding(body, d),
+        ExpKind::BinOp { lhs, rhs, .. } => contains_binding(lhs, d) || contains_binding(rhs, d),
+        ExpKind::Apply(f, args) => {
+            contains_binding(f, d) || args.iter().any(|a| contains_binding(a, d))
+        }
+        ExpKind::If { cond, then, els } => {
+            contains_binding(cond, d) || contains_binding(then, d) || contains_binding(els, d)
+        }
+        ExpKind::Tuple(xs) | ExpKind::ArrayLit(xs) => xs.iter().any(|x| contains_binding(x, d)),
+        _ => false,
     }
 }

@@ -324,10 +324,32 @@ impl Checker<'_> {
                     "inaccessible-size",
                     te.span,
                     format!(
-                        "The return type refers to size \"{}\", which is bound inside a parameter pattern and thus inaccessible.",
+                        "The return type refers to size \"{}\" which will not be accessible to the caller, as it is bound inside a parameter pattern.",
                         b.ident.name
                     ),
                 );
+            }
+        }
+        // Every size parameter must be the size of something the function takes (or, for
+        // a size chosen by the caller, returns).
+        {
+            let mut used: Vec<VName> = Vec::new();
+            for (t, _) in &ps {
+                used.extend(self.uni.zonk(t).size_vars());
+            }
+            if let Some(r) = &declared {
+                used.extend(self.uni.zonk(&r.ty).size_vars());
+            }
+            for (tp, ast_tp) in tps.iter().zip(tparams) {
+                if let TParam::Size { name: n } = tp
+                    && !used.contains(n)
+                {
+                    self.error(
+                        "unused-size",
+                        ast_tp.name().span,
+                        format!("Size [{}] unused in pattern.", n.name()),
+                    );
+                }
             }
         }
         // A parameter of the same name hides the function itself.
@@ -362,6 +384,7 @@ impl Checker<'_> {
         self.level += 1;
         let body_level = self.level;
         let bt = self.check_exp(body);
+        self.check_param_sizes_accessible(params, &ps);
         // A declared return type's anonymous sizes are inferred from the body; sizes made
         // inside the body then become existential, as for an undeclared return type.
         let result_ty = match declared {
@@ -436,6 +459,35 @@ impl Checker<'_> {
             tparams: tps,
             ret,
             ty,
+        }
+    }
+
+    /// A parameter's type may name an earlier parameter only when that parameter is named
+    /// as a whole: a name bound inside a tuple or record pattern is not part of the
+    /// function's type, so the caller could never supply the size.
+    fn check_param_sizes_accessible(&mut self, params: &[Pat], ps: &[(Type, Vec<PatBind>)]) {
+        let mut hidden: Vec<&PatBind> = Vec::new();
+        for (p, (t, bs)) in params.iter().zip(ps) {
+            let zt = self.uni.zonk(t);
+            let sizes = zt.free_size_vars();
+            if let Some(b) = hidden.iter().find(|b| sizes.contains(&b.vname)) {
+                let what = match simple_param_name(p) {
+                    Some(x) => format!("Parameter \"{}\"", x.name),
+                    None => "A parameter".to_string(),
+                };
+                self.error(
+                    "inaccessible-size",
+                    p.span,
+                    format!(
+                        "{what} refers to size \"{}\" which will not be accessible to the caller, as it is bound inside a tuple or record pattern. Ascribe a type that does not mention \"{}\", or take it as a parameter of its own.",
+                        b.ident.name, b.ident.name
+                    ),
+                );
+                return;
+            }
+            if simple_param_name(p).is_none() {
+                hidden.extend(bs.iter());
+            }
         }
     }
 
@@ -682,7 +734,7 @@ impl Checker<'_> {
         };
         let t = self.check_var(&qn, dest.span);
         self.record_type(dest.span, &t);
-        let new_t = self.check_update(&t, path, value, span);
+        let new_t = self.check_update(&t, path, value, span, &dest.name);
         let mark = self.scope_mark();
         self.level += 1;
         let v = self.fresh(&dest.name);
@@ -706,9 +758,10 @@ impl Checker<'_> {
         path: &[UpdateStep],
         value: &Exp,
         span: Span,
+        target_text: &str,
     ) -> Type {
         let vt = self.check_exp(value);
-        let slot = self.update_slot(target, path, span);
+        let slot = self.update_slot(target, path, span, target_text);
         match slot {
             Some((slot_t, Some(field))) => {
                 // A field may change its sizes but not its type.
@@ -767,6 +820,7 @@ impl Checker<'_> {
         t: &Type,
         path: &[UpdateStep],
         span: Span,
+        target_text: &str,
     ) -> Option<(Type, Option<String>)> {
         let mut cur = t.clone();
         let mut last_field = None;
@@ -792,6 +846,14 @@ impl Checker<'_> {
                         },
                         Type::Error => return None,
                         Type::Var(v) if self.uni.is_free_var(&v.name) => {
+                            self.error(
+                                "record-type-not-known",
+                                f.span,
+                                format!(
+                                    "Full type of \"{target_text}\" is not known at this point: cannot update field \"{}\" (annotate the record's type where it is bound).",
+                                    f.name
+                                ),
+                            );
                             cur = self.project(&r, f, span);
                         }
                         _ => {

@@ -13,7 +13,7 @@ use crate::checker::{Checker, LitValue, PendingLiteral, ValRef, qual_string};
 use crate::env::{Env, Overload, Scheme};
 use crate::info::DefRef;
 use crate::typeexp::AnonMode;
-use crate::types::{Arrow, Liftedness, Name, PrimType, RetType, Size, Subst, TParam, Type};
+use crate::types::{Arrow, Liftedness, Name, PrimType, RetType, Size, Subst, TParam, Type, VName};
 use crate::unify::{Constraint, UnknownSource};
 
 impl Checker<'_> {
@@ -259,7 +259,7 @@ impl Checker<'_> {
                 "intrinsics-use",
                 qn.span,
                 format!(
-                    "Using intrinsic \"{}\" directly; prefer the prelude.",
+                    "Using intrinsic functions directly can easily crash the compiler or result in wrong code generation (\"{}\"; prefer the prelude).",
                     qn.name.name
                 ),
             );
@@ -414,8 +414,7 @@ impl Checker<'_> {
         } else {
             self.check_exp(inner)
         };
-        let mut ps = PrimType::numeric();
-        ps.push(PrimType::Bool);
+        let ps = PrimType::numeric();
         if let Err(e) = self.uni.must_be_one_of(&t, &ps) {
             self.error(
                 "type-mismatch",
@@ -553,6 +552,17 @@ impl Checker<'_> {
         let t = self.check_exp(inner);
         let r = self.resolve_type(te, AnonMode::Coerce);
         self.produced_at(te.span, span);
+        // The coerced expression's sizes are whatever it has: where the coercion names a
+        // size, the part of the expression's type that only the coercion determines gets a
+        // fresh size instead, which stays ambiguous unless something else fixes it. (An
+        // anonymous size of the coercion is an unknown size made here and may stand for the
+        // expression's size.)
+        let mut fresh = Vec::new();
+        self.bind_unknown_parts(&r.ty, &t, span, &mut fresh);
+        for v in fresh {
+            self.def_vars.push(v.clone());
+            self.var_origin.insert(v, "from size coercion".into());
+        }
         if let Err(e) = self.uni.unify_ignoring_sizes(&r.ty, &t) {
             self.report_unify(
                 span,
@@ -563,6 +573,84 @@ impl Checker<'_> {
             );
         }
         r.ty
+    }
+
+    /// Where the coerced expression's type `src` is still an unknown type at a place where
+    /// the coercion's type `target` has arrays, binds it to `target` with fresh sizes.
+    fn bind_unknown_parts(
+        &mut self,
+        target: &Type,
+        src: &Type,
+        span: Span,
+        fresh: &mut Vec<VName>,
+    ) {
+        let target = self.uni.resolve(target);
+        match (&target, self.uni.resolve(src)) {
+            (_, Type::Var(tv)) if self.uni.is_free_var(&tv.name) && target_has_array(&target) => {
+                let any = self.any_sizes(&target, span, fresh);
+                let _ = self.uni.unify(&Type::Var(tv), &any);
+            }
+            (Type::Array(a), Type::Array(b)) => {
+                self.bind_unknown_parts(&a.elem, &b.elem, span, fresh)
+            }
+            (Type::Record(fa), Type::Record(fb)) => {
+                for (k, x) in fa {
+                    if let Some(y) = fb.get(k) {
+                        self.bind_unknown_parts(x, y, span, fresh);
+                    }
+                }
+            }
+            (Type::Sum(ca), Type::Sum(cb)) => {
+                for (k, xs) in ca {
+                    if let Some(ys) = cb.get(k) {
+                        for (x, y) in xs.iter().zip(ys) {
+                            self.bind_unknown_parts(x, y, span, fresh);
+                        }
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// `t` with every array dimension outside function types replaced by a fresh size
+    /// variable (collected in `fresh`), except the unknown sizes the coercion at `span`
+    /// made for its anonymous dimensions.
+    fn any_sizes(&mut self, t: &Type, span: Span, fresh: &mut Vec<VName>) -> Type {
+        match self.uni.resolve(t) {
+            Type::Array(a) => {
+                let shape = a
+                    .shape
+                    .iter()
+                    .map(|d| match d {
+                        Size::Var(u) if self.produced.get(u) == Some(&span) => d.clone(),
+                        _ => {
+                            let v = self.uni.new_var("d", u32::MAX, Constraint::SizeFree, span);
+                            fresh.push(v.clone());
+                            Size::Var(v)
+                        }
+                    })
+                    .collect();
+                let elem = self.any_sizes(&a.elem, span, fresh);
+                Type::array(elem, shape, a.unique)
+            }
+            Type::Record(fs) => Type::Record(
+                fs.iter()
+                    .map(|(k, x)| (k.clone(), self.any_sizes(x, span, fresh)))
+                    .collect(),
+            ),
+            Type::Sum(cs) => Type::Sum(
+                cs.iter()
+                    .map(|(k, xs)| {
+                        (
+                            k.clone(),
+                            xs.iter().map(|x| self.any_sizes(x, span, fresh)).collect(),
+                        )
+                    })
+                    .collect(),
+            ),
+            other => other,
+        }
     }
 
     pub(crate) fn check_if(&mut self, cond: &Exp, then: &Exp, els: &Exp, span: Span) -> Type {
@@ -745,4 +833,14 @@ pub fn exp_summary(e: &Exp) -> String {
         }
     }
     go(e, 0)
+}
+
+/// Whether a type has an array somewhere outside function types.
+fn target_has_array(t: &Type) -> bool {
+    match t {
+        Type::Array(_) => true,
+        Type::Record(fs) => fs.values().any(target_has_array),
+        Type::Sum(cs) => cs.values().flatten().any(target_has_array),
+        _ => false,
+    }
 }

@@ -83,11 +83,11 @@ impl Checker<'_> {
             match idx {
                 DimIndex::Fix(e) => {
                     let it = self.check_exp(e);
-                    if let Err(err) = self.uni.must_be_one_of(&it, &PrimType::integers()) {
+                    if let Err(err) = self.uni.must_be_one_of(&it, &PrimType::SIGNED) {
                         self.error(
                             "type-mismatch",
                             e.span,
-                            format!("Index must be an integer: {}", err.message()),
+                            format!("Index must be a signed integer: {}", err.message()),
                         );
                     }
                 }

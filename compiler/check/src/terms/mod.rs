@@ -122,7 +122,8 @@ impl Checker<'_> {
                 value,
             } => {
                 let t = self.check_exp(target);
-                self.check_update(&t, path, value, e.span)
+                let what = exp::exp_summary(target);
+                self.check_update(&t, path, value, e.span, &what)
             }
             ExpKind::Loop {
                 pat,

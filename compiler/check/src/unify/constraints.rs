@@ -53,9 +53,19 @@ impl Unifier {
                 t
             )));
         }
+        // An existential size of a function's result (as in `filter p` passed to `map`)
+        // differs from call to call: a non-lifted variable cannot hold it.
+        if !bound_here.is_empty()
+            && matches!(info.constraint, Constraint::Free(Liftedness::Unlifted))
+        {
+            return Err(UnifyError::Other(format!(
+                "Type variable \"{}\" cannot be instantiated with \"{}\", whose size is existential (each application of the function makes a new size); only size-lifted type parameters may hide sizes.",
+                v.name(),
+                t
+            )));
+        }
         if !bound_here.is_empty() {
-            // The names become unknown sizes fixed for this variable. (Futhark proper
-            // rejects this for unlifted variables in some cases; we are lenient.)
+            // The names become unknown sizes fixed for this variable.
             let mut map = Vec::new();
             for b in &bound_here {
                 let u = self.new_unknown(b.name(), level, UnknownSource::Unify, info.span);

@@ -189,7 +189,7 @@ impl UnifyError {
                 )
             }
             UnifyError::ConsumingParam => {
-                "A function that consumes its argument cannot be used where a non-consuming function is expected.".into()
+                "Parameter types are incompatible regarding consuming their arguments: a function that consumes its argument cannot be used where a non-consuming function is expected.".into()
             }
             UnifyError::Other(s) => s.clone(),
         }

@@ -146,11 +146,28 @@ fn dependent_arrows_unify() {
 }
 
 #[test]
-fn existential_into_unlifted_var_becomes_unknown() {
-    // a -> b  ~  i64 -> ?[k].[k]i32 with b unlifted: b gets an unknown size.
+fn existential_into_unlifted_var_is_rejected() {
+    // a -> b  ~  i64 -> ?[k].[k]i32 with b unlifted: each application would make a new k,
+    // which b cannot stand for (as when `map` is given `filter p`).
+    let (mut u, expected, actual, _) = existential_setup(Liftedness::Unlifted);
+    assert!(u.unify(&expected, &actual).is_err());
+}
+
+#[test]
+fn existential_into_size_lifted_var_becomes_unknown() {
+    // The same with b size-lifted: b gets an unknown size.
+    let (mut u, expected, actual, b) = existential_setup(Liftedness::SizeLifted);
+    u.unify(&expected, &actual).unwrap();
+    let t = u.zonk(&Type::var(b.clone()));
+    let d = t.outer_size().and_then(Size::as_var).unwrap().clone();
+    assert!(u.is_unknown(&d));
+}
+
+/// `a -> b` and `i64 -> ?[k].[k]i32`, with `b` of the given liftedness.
+fn existential_setup(l: Liftedness) -> (Unifier, Type, Type, VName) {
     let mut u = Unifier::new(1);
     let a = u.new_tyvar("a", 0, sp());
-    let b = u.new_var("b", 0, Constraint::Free(Liftedness::Unlifted), sp());
+    let b = u.new_var("b", 0, Constraint::Free(l), sp());
     let k = u.fresh_name("k");
     let expected = Type::arrow(a, Type::var(b.clone()));
     let actual = Type::Arrow(Box::new(Arrow {
@@ -161,8 +178,5 @@ fn existential_into_unlifted_var_becomes_unknown() {
             ty: Type::array(Type::Prim(PrimType::I32), vec![Size::Var(k)], false),
         },
     }));
-    u.unify(&expected, &actual).unwrap();
-    let t = u.zonk(&Type::var(b.clone()));
-    let d = t.outer_size().and_then(Size::as_var).unwrap().clone();
-    assert!(u.is_unknown(&d));
+    (u, expected, actual, b)
 }

@@ -321,7 +321,7 @@ impl Uniq<'_, '_> {
             self.err(
                 "contains-consumption",
                 span,
-                "A function that performs consumption may not be bound with let (contains-consumption).".into(),
+                "Let-bound expression of higher-order type contains consumption: a function value that performs consumption may not be bound with let.".into(),
             );
         }
         if let Some((ps, name)) = self.pat_unique_ascription(pat) {
@@ -401,7 +401,7 @@ impl Uniq<'_, '_> {
                 self.err(
                     "consuming-argument",
                     a.span,
-                    "A function that performs consumption may not be passed as an argument (consumption).".into(),
+                    "Argument of functional type contains consumption: a function that performs consumption may not be passed as an argument.".into(),
                 );
             }
             let unique = param.as_ref().is_some_and(|p| p.is_unique());
@@ -435,7 +435,7 @@ impl Uniq<'_, '_> {
                         self.err(
                             "self-aliasing-arg",
                             a.span,
-                            format!("Argument passed for consuming parameter of \"{fname}\" is self-aliased."),
+                            format!("Argument passed for consuming parameter is self-aliased (in a call of \"{fname}\")."),
                         );
                     }
                 }

@@ -106,8 +106,16 @@ impl Uniq<'_, '_> {
             }
             self.consume(&init_consumed, init.map(|e| e.span).unwrap_or(span));
         }
-        // New values of consumed parameters may not alias free variables or each other.
-        for path in &consumed_positions {
+        // Consuming parameters: those the body consumes and those declared unique.
+        let mut consuming = consumed_positions.clone();
+        for p in self.unique_param_positions(pat) {
+            if !consuming.contains(&p) {
+                consuming.push(p);
+            }
+        }
+        // New values of consuming parameters may not alias variables from outside the loop.
+        let mut reported = false;
+        for path in &consuming {
             let new = als_at(&b.als, path).all();
             let pname = path_param_name(pat, path).unwrap_or_else(|| "parameter".into());
             for x in &new {
@@ -124,24 +132,50 @@ impl Uniq<'_, '_> {
                 self.err(
                     "consuming-loop-param-aliases",
                     body.span,
-                    format!("Loop parameter \"{pname}\" aliases \"{n}\" after an iteration, but \"{pname}\" is consumed by the loop."),
+                    format!("Return value for consuming loop parameter \"{pname}\" aliases \"{n}\", a variable from outside the loop."),
                 );
+                reported = true;
                 break;
             }
         }
-        let unique_positions = self.unique_param_positions(pat);
-        for (i, p) in unique_positions.iter().enumerate() {
-            for q in &unique_positions[i + 1..] {
-                let a = als_at(&b.als, p).all();
-                let c = als_at(&b.als, q).all();
-                if a.intersection(&c).next().is_some() {
-                    let pname = path_param_name(pat, q).unwrap_or_else(|| "parameter".into());
-                    self.err(
-                        "loop-parameter-aliases-other",
-                        body.span,
-                        format!("Loop parameter \"{pname}\" aliases other consumed loop parameter after an iteration."),
-                    );
-                }
+        // In the order of the parameters: a new value may not alias what an earlier
+        // consuming parameter got, and a consuming parameter's new value may not alias any
+        // earlier new value.
+        let mut all_positions = Vec::new();
+        self.param_positions(
+            pat,
+            &Als::none(),
+            &mut Vec::new(),
+            &mut all_positions,
+            &params,
+        );
+        let (mut cons, mut obs) = (BTreeSet::new(), BTreeSet::new());
+        for path in &all_positions {
+            if reported {
+                break;
+            }
+            let new = als_at(&b.als, path).all();
+            let pname = path_param_name(pat, path).unwrap_or_else(|| "parameter".into());
+            let is_consuming = consuming.contains(path);
+            if new.intersection(&cons).next().is_some() {
+                self.err(
+                    "loop-parameter-aliases-other",
+                    body.span,
+                    format!("Return value for loop parameter \"{pname}\" aliases other consumed loop parameter."),
+                );
+                reported = true;
+            } else if is_consuming && new.intersection(&obs).next().is_some() {
+                self.err(
+                    "aliases-previously-returned",
+                    body.span,
+                    format!("Return value for consuming loop parameter \"{pname}\" aliases previously returned value."),
+                );
+                reported = true;
+            }
+            if is_consuming {
+                cons.extend(new);
+            } else {
+                obs.extend(new);
             }
         }
         // The loop's value aliases the initial values not consumed and the body's result.

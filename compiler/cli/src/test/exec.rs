@@ -111,13 +111,18 @@ fn judge_compile(db: &Database, diags: &[Diagnostic], expect_error: Option<&str>
             "the program was accepted, but the test expects a compile error matching /{regex}/"
         )),
         (Some(regex), true) => {
+            // Each error whole (labels, notes, code), matched with `.` spanning lines as
+            // Futhark's test runner does for its multi-line messages.
             let text: Vec<String> = diags
                 .iter()
                 .filter(|d| d.is_error())
-                .map(|d| render::render_plain(db, d))
+                .map(|d| render::render_full(db, d))
                 .collect();
             let text = text.join("\n");
-            match Regex::new(regex) {
+            match regex::RegexBuilder::new(regex)
+                .dot_matches_new_line(true)
+                .build()
+            {
                 Ok(re) => {
                     let matched = re.is_match(&text);
                     Verdict {

@@ -1,0 +1,6 @@
+-- ==
+-- error: .
+
+type box 'a = [1]a
+
+def f (x: box [2]) = x

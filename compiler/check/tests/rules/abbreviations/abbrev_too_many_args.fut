@@ -1,0 +1,6 @@
+-- ==
+-- error: .
+
+type pair 'a = (a, a)
+
+def f (x: pair i32 i32) = x

@@ -1,0 +1,4 @@
+-- ==
+-- error: Unknown name "n"
+
+type vec = [n]i32

@@ -1,0 +1,4 @@
+-- ==
+-- error: Unknown type
+
+type pair 'a = (a, b)

@@ -1,0 +1,4 @@
+-- ==
+-- warning: ^$
+
+entry total = reduce (+) 0i32

@@ -1,0 +1,5 @@
+-- ==
+-- error: Duplicate definition
+
+entry main (x: i32) = x
+entry main (x: f32) = x

@@ -1,0 +1,4 @@
+-- ==
+-- error: Entry point size parameter \[k\] only used non-constructively
+
+entry first_of_pairs [k] (a: [k*2]f32) = a[0]

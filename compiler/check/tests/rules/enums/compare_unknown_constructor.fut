@@ -1,0 +1,5 @@
+-- ==
+-- error: #c
+
+type t = #a | #b
+def f (x: t) = x == #c

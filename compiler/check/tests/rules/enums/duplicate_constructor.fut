@@ -1,0 +1,4 @@
+-- ==
+-- error: (?i)duplicate.*#a
+
+type t = #a | #a

@@ -1,0 +1,4 @@
+-- ==
+-- error: Refutable pattern
+
+def f (#some x: (#some i32 | #none)) = x

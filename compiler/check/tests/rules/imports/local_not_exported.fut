@@ -1,0 +1,6 @@
+-- ==
+-- error: Unknown name "secret"
+
+import "lib_accept"
+
+def x = secret

@@ -1,0 +1,4 @@
+-- ==
+-- error: may not be explicitly imported
+
+import "/prelude/math"

@@ -1,0 +1,6 @@
+-- ==
+-- warning: ^$
+
+import "lib_accept"
+
+def again = public

@@ -1,0 +1,4 @@
+-- ==
+-- error: lifted|function
+
+def f '^a (x: a) = [x]

@@ -1,0 +1,4 @@
+-- ==
+-- error: function|lifted
+
+def f = map (\(x: i32) (y: i32) -> x + y) [1, 2]

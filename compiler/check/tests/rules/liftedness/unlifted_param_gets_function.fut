@@ -1,0 +1,6 @@
+-- ==
+-- error: lifted|function
+
+def id 'a (x: a) = x
+
+def main = id (\(x: i32) -> x)

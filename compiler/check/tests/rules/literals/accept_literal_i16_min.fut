@@ -1,0 +1,4 @@
+-- ==
+-- warning: ^$
+
+entry main = -32768 : i16

@@ -1,0 +1,4 @@
+-- ==
+-- error: out of bounds
+
+def x : i16 = -40000

@@ -1,0 +1,4 @@
+-- ==
+-- error: out of bounds
+
+def x : i8 = 128

@@ -1,0 +1,4 @@
+-- ==
+-- error: out of bounds
+
+def x : u8 = 300

@@ -1,0 +1,7 @@
+-- ==
+-- warning: ^$
+
+module A = { def x = 1i32 }
+module B = { open A }
+
+entry main = B.x

@@ -1,0 +1,4 @@
+-- ==
+-- error: Duplicate definition
+
+module type S = { val x: i32 val x: f32 }

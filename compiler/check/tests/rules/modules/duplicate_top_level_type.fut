@@ -1,0 +1,5 @@
+-- ==
+-- error: Duplicate definition
+
+type t = i32
+type t = f32

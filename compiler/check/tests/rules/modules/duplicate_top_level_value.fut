@@ -1,0 +1,5 @@
+-- ==
+-- error: Duplicate definition
+
+def a = 1i32
+def a = 2i32

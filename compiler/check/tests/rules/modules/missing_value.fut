@@ -1,0 +1,4 @@
+-- ==
+-- error: Module does not define a value named "?x
+
+module M : { val x: i32 } = { def y = 1i32 }

@@ -1,0 +1,5 @@
+-- ==
+-- error: Duplicate definition
+
+module m = {}
+def m = 1i32

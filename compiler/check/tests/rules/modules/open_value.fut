@@ -1,0 +1,5 @@
+-- ==
+-- error: Unknown module
+
+def x = 1i32
+open x

@@ -1,0 +1,4 @@
+-- ==
+-- error: lifted
+
+module M : { type t } = { type~ t = []i32 }

@@ -1,0 +1,4 @@
+-- ==
+-- error: Unknown type
+
+module type S = { val x: t type t }

@@ -1,0 +1,4 @@
+-- ==
+-- error: Module defines.*but module type requires
+
+module M : { type t 'a } = { type t = i32 }

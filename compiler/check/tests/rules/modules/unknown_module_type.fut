@@ -1,0 +1,4 @@
+-- ==
+-- error: Unknown.*NOPE
+
+module M : NOPE = {}

@@ -1,0 +1,4 @@
+-- ==
+-- error: also bound
+
+def f (x: i32) (x: i32) = x

@@ -1,0 +1,4 @@
+-- ==
+-- error: Unknown type "n"
+
+def f [n] (x: n) = x

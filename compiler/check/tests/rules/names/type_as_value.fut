@@ -1,0 +1,6 @@
+-- ==
+-- error: Unknown name "t"
+
+type t = i32
+
+def x = t

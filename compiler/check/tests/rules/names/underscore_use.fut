@@ -1,0 +1,4 @@
+-- ==
+-- error: underscore
+
+def f (_y: i32) = _y + 1

@@ -1,0 +1,4 @@
+-- ==
+-- error: nope
+
+def x = f32.nope 1

@@ -1,0 +1,4 @@
+-- ==
+-- error: Unknown type
+
+def f (x: nat) = x

@@ -1,0 +1,4 @@
+-- ==
+-- error: Type is ambiguous
+
+def g q = q.len + 1i64

@@ -1,0 +1,4 @@
+-- ==
+-- error: record|field
+
+def f (x: i32) = x.a

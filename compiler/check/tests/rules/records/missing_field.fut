@@ -1,0 +1,4 @@
+-- ==
+-- error: b
+
+def f (r: {a: i32}) = r.b

@@ -1,0 +1,4 @@
+-- ==
+-- error: Type is ambiguous
+
+def get = (.a)

@@ -1,0 +1,4 @@
+-- ==
+-- error: record
+
+def f (r: {a: i32}) = r with a.b = 1

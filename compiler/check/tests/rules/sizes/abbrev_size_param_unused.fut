@@ -1,0 +1,4 @@
+-- ==
+-- error: Size parameter "\[n\]" unused
+
+type vec [n] = []f32

@@ -1,0 +1,4 @@
+-- ==
+-- warning: ^$
+
+entry main (xss: [][]i32) = map (\xs -> xs ++ xs) xss

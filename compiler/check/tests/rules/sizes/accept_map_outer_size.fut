@@ -1,0 +1,4 @@
+-- ==
+-- warning: ^$
+
+entry main (n: i64) = map (\i -> replicate n i) (iota 3)

@@ -1,0 +1,4 @@
+-- ==
+-- error: Ambiguous size
+
+def main = length (replicate 0 (??? : []i32))

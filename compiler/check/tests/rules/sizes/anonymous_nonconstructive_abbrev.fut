@@ -1,0 +1,4 @@
+-- ==
+-- error: anonymous size not used constructively
+
+type^ pred = []f32 -> bool

@@ -1,0 +1,4 @@
+-- ==
+-- error: previously defined
+
+def g 'a 'a (x: a) = x

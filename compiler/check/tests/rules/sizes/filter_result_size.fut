@@ -1,0 +1,4 @@
+-- ==
+-- error: do not match
+
+def f [n] (xs: [n]i32) : [n]i32 = filter (> 0) xs

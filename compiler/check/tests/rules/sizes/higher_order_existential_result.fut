@@ -1,0 +1,6 @@
+-- ==
+-- error: Cannot apply "twice"
+
+def twice [n] (f: [n]i32 -> [n]i32) (xs: [n]i32) = f (f xs)
+
+def main (xs: []i32) = twice (filter (> 0)) xs

@@ -1,0 +1,4 @@
+-- ==
+-- error: do not match
+
+def f (n: i64) : [n]i64 = 0...n

@@ -1,0 +1,4 @@
+-- ==
+-- error: do not match
+
+def f [n][m] (xs: [n][m]i32) : [m][n]i32 = xs

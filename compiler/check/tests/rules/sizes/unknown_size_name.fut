@@ -1,0 +1,4 @@
+-- ==
+-- error: Unknown name "n"
+
+def f (xs: [n]i32) = xs

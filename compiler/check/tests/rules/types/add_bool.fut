@@ -1,0 +1,4 @@
+-- ==
+-- error: bool
+
+def x = 1 + true

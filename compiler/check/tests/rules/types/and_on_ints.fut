@@ -1,0 +1,4 @@
+-- ==
+-- error: bool
+
+def f (a: i32) = a && a

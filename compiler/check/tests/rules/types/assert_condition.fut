@@ -1,0 +1,4 @@
+-- ==
+-- error: bool
+
+def f (x: i32) = assert 1 x

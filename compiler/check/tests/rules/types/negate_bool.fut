@@ -1,0 +1,4 @@
+-- ==
+-- error: bool
+
+def f (b: bool) = -b

@@ -1,0 +1,4 @@
+-- ==
+-- error: Occurs
+
+def f x = x x

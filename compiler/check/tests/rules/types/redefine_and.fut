@@ -1,0 +1,4 @@
+-- ==
+-- error: operator may not be redefined
+
+def (&&) (a: bool) (b: bool) = b

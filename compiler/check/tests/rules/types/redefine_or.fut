@@ -1,0 +1,4 @@
+-- ==
+-- error: The "?\|\|"? operator may not be redefined
+
+def (||) (a: bool) (b: bool) = a

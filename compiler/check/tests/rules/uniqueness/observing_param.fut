@@ -1,0 +1,4 @@
+-- ==
+-- error: "xs".*not consumable
+
+def f (xs: []i32) = xs with [0] = 1

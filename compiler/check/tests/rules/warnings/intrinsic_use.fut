@@ -1,0 +1,4 @@
+-- ==
+-- warning: Using intrinsic functions directly
+
+def f (x: f32) = intrinsics.sqrt32 x

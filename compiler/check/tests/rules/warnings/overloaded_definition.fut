@@ -1,0 +1,4 @@
+-- ==
+-- warning: ambiguous
+
+def halve x = x / 2
