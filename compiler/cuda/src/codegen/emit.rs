@@ -469,13 +469,21 @@ impl<'a> Emitter<'a> {
                             check_arg(&e, t)
                         })
                         .collect();
-                    // The arguments are computed only on the failure path.
+                    // The arguments are computed only on the failure path. The slot is
+                    // written through PTX without a memory clobber: to the optimiser the
+                    // cold branch touches no memory the kernel reads or writes (stores
+                    // through a plain pointer could alias every array and pin the loads
+                    // of the hot path in place).
                     let mut fail = format!(
-                        "{{ u64 *fut_s = fut_err; if (fut_s != 0 && atomicCAS((unsigned long long *)fut_s, 0ULL, ((unsigned long long)fut_module << 32) | {}ULL) == 0ULL) {{",
+                        "{{ u64 *fut_e = fut_err; u64 fut_o = 1; if (fut_e != 0) asm volatile(\"atom.global.cas.b64 %0, [%1], %2, %3;\" : \"=l\"(fut_o) : \"l\"(fut_e), \"l\"(0ULL), \"l\"(((u64)fut_module << 32) | {}ULL)); if (fut_o == 0) {{",
                         id + 1
                     );
                     for (k, a) in args.iter().take(32).enumerate() {
-                        let _ = write!(fail, " fut_s[{}] = (u64){a};", k + 1);
+                        let _ = write!(
+                            fail,
+                            " asm volatile(\"st.global.u64 [%0], %1;\" :: \"l\"(fut_e + {}), \"l\"((u64){a}));",
+                            k + 1
+                        );
                     }
                     fail.push_str(" } }");
                     let _ = writeln!(out, "{pad}if (__builtin_expect(!({cond}), 0)) {fail}");

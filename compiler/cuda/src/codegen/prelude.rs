@@ -39,9 +39,10 @@ static __device__ __forceinline__ void fut_pdl_enter() {
 // Run-time checks (bounds, division by zero, assertions). The host points `fut_err` at its
 // per-GPU failure slot and sets `fut_module` to this module's number when it loads the
 // module; the first failing thread of any kernel writes (module << 32 | check + 1) into the
-// slot's first word with atomicCAS and its message arguments after it (at most 32), inline
-// in the kernel's cold branch (a call would cost every thread a call frame). The host reads
-// the slot when it next waits for the GPU, and clears it.
+// slot's first word with a compare-and-swap and its message arguments after it (at most
+// 32), inline in the kernel's cold branch (a call would cost every thread a call frame) and
+// in PTX (so the optimiser sees no store that could alias the kernel's arrays). The host
+// reads the slot when it next waits for the GPU, and clears it.
 __device__ u64 *fut_err;
 __device__ u32 fut_module;
 
