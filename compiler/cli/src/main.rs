@@ -10,6 +10,8 @@ mod engine;
 mod ir;
 mod paths;
 mod run;
+#[cfg(test)]
+mod safety_fuzz;
 mod test;
 
 use std::process::ExitCode;

@@ -635,6 +635,17 @@ impl<B: Backend> Executor<B> {
             bufs.push(buf);
         }
         self.check_deadline()?;
+        // A negative extent comes only from an invalid size (a slice that ends before it
+        // starts, say), whose check sits in the kernel that now has no points to run it:
+        // the checks that depend on sizes alone are made here instead.
+        // (Only where every other extent is positive: with an empty dimension no point
+        // would have run them anyway.)
+        if kp.kernels.iter().any(|k| {
+            let dims = &k.op.space().dims;
+            dims.iter().any(|(_, d)| size_of(d) < 0) && dims.iter().all(|(_, d)| size_of(d) != 0)
+        }) {
+            uniform_checks(kp, &sizes)?;
+        }
         if has_work(kp, &size_of) {
             self.backend.launch(&kd, &sizes, &mut bufs)?;
         }
@@ -662,6 +673,70 @@ impl<B: Backend> Executor<B> {
 /// Whether any kernel of the program has a point to run or a segment to produce (a launch
 /// over nothing is skipped: CUDA rejects empty grids). A reduction over empty segments
 /// still writes the neutral element, so it counts when it has segments.
+/// Runs the checks at the top of each kernel body whose conditions and arguments depend
+/// only on the program's sizes (the same for every point), failing as the kernel would.
+fn uniform_checks(kp: &KernelProgram, sizes: &[i64]) -> Result<()> {
+    use futhark_ir::{Exp as KExp, Stm as KStm};
+    fn eval(e: &KExp, known: &HashMap<String, PrimValue>) -> Option<PrimValue> {
+        Some(match e {
+            KExp::Const(c) => *c,
+            KExp::Var(v) => *known.get(v)?,
+            KExp::Bin(op, a, b) => {
+                crate::kernel_ops::binop(*op, eval(a, known)?, eval(b, known)?).ok()?
+            }
+            KExp::Cmp(op, a, b) => PrimValue::Bool(crate::kernel_ops::cmpop(
+                *op,
+                eval(a, known)?,
+                eval(b, known)?,
+            )),
+            KExp::Un(op, a) => crate::kernel_ops::unop(*op, eval(a, known)?),
+            KExp::Conv(t, a) => crate::kernel_ops::conv(*t, eval(a, known)?),
+            KExp::Select(c, t, f) => match eval(c, known)? {
+                PrimValue::Bool(true) => eval(t, known)?,
+                PrimValue::Bool(false) => eval(f, known)?,
+                _ => return None,
+            },
+            KExp::Math(..) | KExp::Read(..) => return None,
+        })
+    }
+    for k in &kp.kernels {
+        let mut known: HashMap<String, PrimValue> = kp
+            .sizes
+            .iter()
+            .zip(sizes)
+            .map(|(n, v)| (n.clone(), PrimValue::I64(*v)))
+            .collect();
+        for stm in &k.op.body().stms {
+            match stm {
+                KStm::Let { name, exp, .. } => {
+                    if let Some(v) = eval(exp, &known) {
+                        known.insert(name.clone(), v);
+                    }
+                }
+                KStm::Check(c) => {
+                    if eval(&c.cond, &known) != Some(PrimValue::Bool(false)) {
+                        continue;
+                    }
+                    let Some(args) = c
+                        .args
+                        .iter()
+                        .map(|a| eval(a, &known))
+                        .collect::<Option<Vec<_>>>()
+                    else {
+                        continue;
+                    };
+                    return Err(ExecError::runtime_at(
+                        fill_message(&c.msg, &args),
+                        c.loc.clone(),
+                    ));
+                }
+                _ => {}
+            }
+        }
+    }
+    Ok(())
+}
+
 fn has_work(kp: &KernelProgram, size_of: &dyn Fn(&Size) -> i64) -> bool {
     kp.kernels.iter().any(|k| {
         let dims: Vec<i64> = k.op.space().dims.iter().map(|(_, s)| size_of(s)).collect();

@@ -235,7 +235,7 @@ impl<'a> Lowerer<'a> {
             } => {
                 let target = self.name_value(&dest.name, dest.span, ctx)?;
                 let v = self.exp(value, ctx)?;
-                let updated = self.update_value(target, path, v, ctx)?;
+                let updated = self.located(span, |this| this.update_value(target, path, v, ctx))?;
                 let inner = ctx.bind(&dest.name, updated);
                 self.exp(body, &inner)
             }
@@ -247,7 +247,7 @@ impl<'a> Lowerer<'a> {
                 // The value is evaluated before the target (which it may read).
                 let v = self.exp(value, ctx)?;
                 let t = self.exp(target, ctx)?;
-                self.update_value(t, path, v, ctx)
+                self.located(span, |this| this.update_value(t, path, v, ctx))
             }
             ExpKind::Loop {
                 pat,

@@ -265,7 +265,7 @@ impl<'a> Lowerer<'a> {
                         }
                     };
                     let upd = IExp::Update(arr.clone(), idx.clone(), nv);
-                    let r = self.located(*span, |this| this.bind("upd", t.clone(), upd));
+                    let r = self.bind("upd", t.clone(), upd);
                     Ok((r, t.clone()))
                 });
                 match err {
