@@ -212,8 +212,9 @@ impl<'p> Machine<'p, '_> {
                     .ok()
                     .and_then(|i| prim::get(&self.arrays[a], i))
                     .ok_or_else(|| {
-                        // Kernels read without bounds checks; the reference backend still
-                        // catches a bad read and words it as Futhark's bounds check would.
+                        // Kernels check their reads (`Stm::Check`) unless compiled with
+                        // `--unsafe`; a read outside the buffer is still caught here and worded
+                        // as Futhark's bounds check would.
                         ExecError::runtime(format!(
                             "Index [{i}] out of bounds for array of shape [{}].",
                             self.arrays[a].len()
