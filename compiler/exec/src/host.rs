@@ -635,16 +635,17 @@ impl<B: Backend> Executor<B> {
             bufs.push(buf);
         }
         self.check_deadline()?;
-        // A negative extent comes only from an invalid size (a slice that ends before it
-        // starts, say), whose check sits in the kernel that now has no points to run it:
-        // the checks that depend on sizes alone are made here instead.
-        // (Only where every other extent is positive: with an empty dimension no point
-        // would have run them anyway.)
-        if kp.kernels.iter().any(|k| {
+        // Checks that depend on sizes alone are made here, once, when the space has points
+        // (they would pass or fail alike at each). A negative extent comes only from an
+        // invalid size (a slice that ends before it starts, say) whose check sits in a
+        // kernel left without points to run it: then every such check is made here.
+        // With an empty dimension no point would have made them.
+        for k in &kp.kernels {
             let dims = &k.op.space().dims;
-            dims.iter().any(|(_, d)| size_of(d) < 0) && dims.iter().all(|(_, d)| size_of(d) != 0)
-        }) {
-            uniform_checks(kp, &sizes)?;
+            if dims.iter().all(|(_, d)| size_of(d) != 0) {
+                let negative = dims.iter().any(|(_, d)| size_of(d) < 0);
+                uniform_checks(kp, k, &sizes, negative)?;
+            }
         }
         if has_work(kp, &size_of) {
             self.backend.launch(&kd, &sizes, &mut bufs)?;
@@ -673,9 +674,15 @@ impl<B: Backend> Executor<B> {
 /// Whether any kernel of the program has a point to run or a segment to produce (a launch
 /// over nothing is skipped: CUDA rejects empty grids). A reduction over empty segments
 /// still writes the neutral element, so it counts when it has segments.
-/// Runs the checks at the top of each kernel body whose conditions and arguments depend
-/// only on the program's sizes (the same for every point), failing as the kernel would.
-fn uniform_checks(kp: &KernelProgram, sizes: &[i64]) -> Result<()> {
+/// Makes the checks at the top of kernel `k`'s body that depend only on the program's sizes
+/// (the same at every point), failing as the kernel would: the ones marked uniform, or with
+/// `every` all that can be evaluated from the sizes.
+fn uniform_checks(
+    kp: &KernelProgram,
+    k: &futhark_ir::Kernel,
+    sizes: &[i64],
+    every: bool,
+) -> Result<()> {
     use futhark_ir::{Exp as KExp, Stm as KStm};
     fn eval(e: &KExp, known: &HashMap<String, PrimValue>) -> Option<PrimValue> {
         Some(match e {
@@ -699,7 +706,7 @@ fn uniform_checks(kp: &KernelProgram, sizes: &[i64]) -> Result<()> {
             KExp::Math(..) | KExp::Read(..) => return None,
         })
     }
-    for k in &kp.kernels {
+    {
         let mut known: HashMap<String, PrimValue> = kp
             .sizes
             .iter()
@@ -713,7 +720,7 @@ fn uniform_checks(kp: &KernelProgram, sizes: &[i64]) -> Result<()> {
                         known.insert(name.clone(), v);
                     }
                 }
-                KStm::Check(c) => {
+                KStm::Check(c) if every || c.uniform => {
                     if eval(&c.cond, &known) != Some(PrimValue::Bool(false)) {
                         continue;
                     }

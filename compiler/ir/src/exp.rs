@@ -518,6 +518,10 @@ pub struct Check {
     pub args: Vec<Exp>,
     /// `path:line:col-col` of the checked expression, as the interpreter writes it.
     pub loc: Option<String>,
+    /// The check depends on the kernel program's sizes alone and comes before every other
+    /// check of the body: the host makes it once before the launch (when the space has
+    /// points), and the kernel does not.
+    pub uniform: bool,
 }
 
 impl Stm {

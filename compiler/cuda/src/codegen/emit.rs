@@ -458,6 +458,8 @@ impl<'a> Emitter<'a> {
                     let (v, _) = self.exp(value);
                     let _ = writeln!(out, "{pad}a_{array}[{i}] = {};", store_conv(elem, &v));
                 }
+                // Made by the host before the launch.
+                Stm::Check(c) if c.uniform => {}
                 Stm::Check(c) => {
                     let id = self.checks.iter().position(|k| k == c).unwrap_or(0);
                     let (cond, _) = self.exp(&c.cond);

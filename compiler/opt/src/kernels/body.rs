@@ -514,6 +514,7 @@ impl Translator<'_> {
             ),
             args,
             loc: loc.map(|l| l.to_string()),
+            uniform: false,
         }));
         Ok((ks, Some(ok)))
     }
@@ -571,6 +572,7 @@ impl Translator<'_> {
             ),
             args,
             loc: loc.map(|l| l.to_string()),
+            uniform: false,
         }));
         Ok(())
     }
@@ -741,6 +743,7 @@ impl Translator<'_> {
                         msg: msg.into(),
                         args: Vec::new(),
                         loc: s.loc.as_ref().map(|l| l.to_string()),
+                        uniform: false,
                     }));
                 }
                 let e = scalar::binop(*op, x, y, t)?;
@@ -937,6 +940,7 @@ impl Translator<'_> {
                     msg: msg.clone(),
                     args,
                     loc: s.loc.as_ref().map(|l| l.to_string()),
+                    uniform: false,
                 }));
             }
             Exp::If {

@@ -43,6 +43,62 @@ fn parts(op: &mut SegOp) -> (&mut futhark_ir::Body, Option<&mut futhark_ir::Lamb
     }
 }
 
+/// Marks the checks at the top of a body that depend only on `sizes` (the kernel program's
+/// size parameters) and constants, up to its first other check, as [`uniform`]: the host
+/// makes them once before the launch instead of every point of the kernel (they would fail
+/// or pass alike at every point; Mandelbrot's range check ran per element otherwise).
+///
+/// [`uniform`]: futhark_ir::Check::uniform
+pub fn mark_uniform(op: &mut SegOp, sizes: &[Name]) {
+    let mut known: HashSet<Name> = sizes.iter().cloned().collect();
+    let size_only = |e: &Exp, known: &HashSet<Name>| {
+        let mut ok = true;
+        e.for_each_var(&mut |v| ok &= known.contains(v));
+        e.for_each_read(&mut |_, _| ok = false);
+        ok
+    };
+    let (body, _) = parts(op);
+    for s in &mut body.stms {
+        match s {
+            Stm::Let { name, exp, .. } => {
+                if size_only(exp, &known) {
+                    known.insert(name.clone());
+                }
+            }
+            Stm::Check(c) => {
+                if size_only(&c.cond, &known) && c.args.iter().all(|a| size_only(a, &known)) {
+                    c.uniform = true;
+                } else {
+                    // Checks after this one would be reported before it.
+                    return;
+                }
+            }
+            Stm::Mut { .. } | Stm::Assign { .. } | Stm::Write { .. } => {}
+            // A check inside runs only where its loop or branch does.
+            Stm::For { body, .. } if has_check(body) => return,
+            Stm::If {
+                then_branch,
+                else_branch,
+                ..
+            } if has_check(then_branch) || has_check(else_branch) => return,
+            Stm::For { .. } | Stm::If { .. } => {}
+        }
+    }
+}
+
+fn has_check(stms: &[Stm]) -> bool {
+    stms.iter().any(|s| match s {
+        Stm::Check(_) => true,
+        Stm::For { body, .. } => has_check(body),
+        Stm::If {
+            then_branch,
+            else_branch,
+            ..
+        } => has_check(then_branch) || has_check(else_branch),
+        _ => false,
+    })
+}
+
 /// Prunes the checks of a segmented operation's body (its operator has none that a space
 /// could prove).
 pub fn prune_checks(op: &mut SegOp) {
@@ -231,6 +287,7 @@ mod tests {
                 msg: "Index [{}] out of bounds".into(),
                 args: vec![Exp::var(i)],
                 loc: None,
+                uniform: false,
             }),
             Stm::let_(
                 "x",

@@ -371,6 +371,8 @@ impl<'a> Extractor<'a> {
             }
         }
         checks::prune_checks(&mut op);
+        let sizes: Vec<Name> = t.inputs.sizes.iter().map(|(n, _)| n.clone()).collect();
+        checks::mark_uniform(&mut op, &sizes);
         let mut inputs = t.inputs;
         let name = self.ns.fresh(&format!("{}_{kind}", self.base));
         let sizes = inputs.sizes.iter().map(|(n, _)| n.clone()).collect();
