@@ -624,6 +624,11 @@ impl LanguageServer for Server {
             .await
     }
 
+    async fn formatting(&self, params: DocumentFormattingParams) -> Result<Option<Vec<TextEdit>>> {
+        self.run(move |s| handlers::formatting::handle(s, params))
+            .await
+    }
+
     async fn inlay_hint(&self, params: InlayHintParams) -> Result<Option<Vec<InlayHint>>> {
         self.run(move |s| handlers::inlay_hint::handle(s, params))
             .await
@@ -715,6 +720,7 @@ fn capabilities() -> ServerCapabilities {
             },
         )),
         folding_range_provider: Some(FoldingRangeProviderCapability::Simple(true)),
+        document_formatting_provider: Some(OneOf::Left(true)),
         inlay_hint_provider: Some(OneOf::Left(true)),
         code_lens_provider: Some(CodeLensOptions {
             resolve_provider: Some(false),

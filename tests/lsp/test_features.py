@@ -267,3 +267,27 @@ async def test_a_file_deleted_while_open_becomes_a_missing_import(client, worksp
         )
     )
     assert await diagnostics_for(client, main, version=1, until=lambda ds: ds == []) == []
+
+
+async def test_formatting_normalises_the_layout_of_the_unsaved_text(client, workspace):
+    path = workspace / "messy.fut"
+    path.write_text("def a = 1\n")
+    # The editor's text, not the file's, is formatted.
+    uri = open_doc(client, path, text="def a = 1   \r\n\n\n\ndef b = f [a]  \n")
+    assert client.server_capabilities.document_formatting_provider
+    fmt = types.DocumentFormattingParams(
+        text_document=types.TextDocumentIdentifier(uri=uri),
+        options=types.FormattingOptions(tab_size=2, insert_spaces=True),
+    )
+    edits = await client.text_document_formatting_async(fmt)
+    assert len(edits) == 1
+    assert edits[0].range.start == types.Position(line=0, character=0)
+    assert edits[0].range.end == types.Position(line=5, character=0)
+    assert edits[0].new_text == "def a = 1\n\ndef b = f [a]\n"
+    client.text_document_did_change(
+        types.DidChangeTextDocumentParams(
+            text_document=types.VersionedTextDocumentIdentifier(uri=uri, version=2),
+            content_changes=[types.TextDocumentContentChangeWholeDocument(text=edits[0].new_text)],
+        )
+    )
+    assert len(await client.text_document_formatting_async(fmt)) == 0

@@ -7,6 +7,7 @@ mod cuda;
 mod data;
 mod dataset;
 mod engine;
+mod fmt;
 mod ir;
 mod paths;
 mod run;
@@ -48,6 +49,8 @@ enum Split {
 enum Command {
     /// Check programs for errors: syntax, imports and types.
     Check(check::CheckArgs),
+    /// Normalise the layout of programs (line ends, trailing whitespace, blank lines).
+    Fmt(fmt::FmtArgs),
     /// Run the test cases in programs' `-- ==` blocks (the conformance runner).
     Test(test::TestArgs),
     /// Test the programs named on standard input, one JSON request per line, printing one JSON
@@ -88,6 +91,7 @@ fn main() -> ExitCode {
     }
     match cli.command {
         Command::Check(args) => check::run(args),
+        Command::Fmt(args) => fmt::run(args),
         Command::Test(args) => test::run(args),
         Command::TestWorker(args) => test::run_worker(args),
         Command::Dataset(args) => dataset::run(args),

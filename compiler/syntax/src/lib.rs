@@ -15,6 +15,7 @@
 pub mod ast;
 pub mod debug_tree;
 pub mod diagnostic;
+pub mod format;
 mod imports;
 pub mod lexer;
 mod parser;

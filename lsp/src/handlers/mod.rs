@@ -9,6 +9,7 @@ pub mod diagnostics;
 pub mod document_symbol;
 pub mod execute_command;
 pub mod folding_range;
+pub mod formatting;
 pub mod hover;
 pub mod inlay_hint;
 pub mod references;

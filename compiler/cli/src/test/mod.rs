@@ -11,6 +11,8 @@
 //! on, and a new one carries on with the file's next case. Failures are printed in file order
 //! as they come in, and the run ends with a summary whose last line is
 //! `N passed, N failed, N skipped` ([`report`]); `--json` writes every result ([`json`]).
+//! Meanwhile standard error shows the progress ([`progress`]): a bar with the counts so far
+//! and an ETA on a terminal, a plain line every 100 files or 10 s otherwise.
 //!
 //! Modes (`--mode`):
 //! - `parse`: every program must parse; programs expecting a compile error are skipped.
@@ -30,12 +32,13 @@ mod mode;
 mod outcome;
 mod plan;
 mod pool;
+mod progress;
 mod protocol;
 mod report;
 mod worker;
 
 use std::collections::BTreeMap;
-use std::io;
+use std::io::{self, IsTerminal};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -48,6 +51,7 @@ use mode::Mode;
 use outcome::{CaseResult, Status, Verdict};
 use plan::{Action, Item};
 use pool::{WorkerCommand, WorkerSlot};
+use progress::{Progress, ProgressKind};
 use protocol::Request;
 pub use worker::{WorkerArgs, run as run_worker};
 
@@ -178,13 +182,28 @@ pub fn run(args: TestArgs) -> ExitCode {
         }
         None => None,
     };
-    execute(&jobs, &settings, threads, deadline, |job, results| {
-        summary.add(&job.group, &results);
-        if print_error.is_none() {
-            print_error = report::print_failures(&mut stdout.lock(), &results).err();
-        }
-        all.extend(results);
-    });
+    let kind = ProgressKind::for_stderr(
+        io::stderr().is_terminal(),
+        std::env::var_os("NO_COLOR").is_some(),
+    );
+    let mut progress = Progress::start(kind, jobs.len());
+    execute(
+        &jobs,
+        &settings,
+        threads,
+        deadline,
+        &mut progress,
+        |progress, job, results| {
+            summary.add(&job.group, &results);
+            if print_error.is_none() {
+                print_error = progress
+                    .suspend(|| report::print_failures(&mut stdout.lock(), &results))
+                    .err();
+            }
+            all.extend(results);
+        },
+    );
+    progress.finish();
     if print_error.is_none() {
         print_error = summary.print(&mut stdout.lock()).err();
     }
@@ -263,15 +282,16 @@ fn group_of(arg: &Path, file: &Path) -> String {
     arg.display().to_string()
 }
 
-/// Tests every job with `threads` workers, calling `done` with each file's results in file
-/// order (results that arrive early wait for the files before them). Files not started by
-/// `deadline` are skipped.
+/// Tests every job with `threads` workers, counting each file's results in `progress` as they
+/// arrive and calling `done` with them in file order (results that arrive early wait for the
+/// files before them). Files not started by `deadline` are skipped.
 fn execute(
     jobs: &[FileJob],
     settings: &WorkerSettings,
     threads: usize,
     deadline: Option<Instant>,
-    mut done: impl FnMut(&FileJob, Vec<CaseResult>),
+    progress: &mut Progress,
+    mut done: impl FnMut(&Progress, &FileJob, Vec<CaseResult>),
 ) {
     let next = AtomicUsize::new(0);
     let (tx, rx) = mpsc::channel::<(usize, Vec<CaseResult>)>();
@@ -299,9 +319,10 @@ fn execute(
         let mut waiting: BTreeMap<usize, Vec<CaseResult>> = BTreeMap::new();
         let mut next_to_report = 0;
         for (i, results) in rx {
+            progress.file_done(&results);
             waiting.insert(i, results);
             while let Some(results) = waiting.remove(&next_to_report) {
-                done(&jobs[next_to_report], results);
+                done(progress, &jobs[next_to_report], results);
                 next_to_report += 1;
             }
         }
@@ -473,9 +494,15 @@ mod tests {
             })
             .collect();
         let mut all = Vec::new();
-        execute(&jobs, &settings, 2, Some(Instant::now()), |_, results| {
-            all.extend(results)
-        });
+        let mut progress = Progress::start(ProgressKind::Lines, jobs.len());
+        execute(
+            &jobs,
+            &settings,
+            2,
+            Some(Instant::now()),
+            &mut progress,
+            |_, _, results| all.extend(results),
+        );
         assert_eq!(all.len(), 6);
         assert!(
             all.iter().all(
@@ -575,14 +602,22 @@ mod tests {
             })
             .collect();
         let mut all = Vec::new();
-        execute(&jobs, &settings, threads, None, |job, results| {
-            assert!(
-                results
-                    .iter()
-                    .all(|r| r.file == job.path.display().to_string())
-            );
-            all.push(results);
-        });
+        let mut progress = Progress::start(ProgressKind::Lines, jobs.len());
+        execute(
+            &jobs,
+            &settings,
+            threads,
+            None,
+            &mut progress,
+            |_, job, results| {
+                assert!(
+                    results
+                        .iter()
+                        .all(|r| r.file == job.path.display().to_string())
+                );
+                all.push(results);
+            },
+        );
         let started = std::fs::read_to_string(&log).unwrap_or_default();
         std::fs::remove_dir_all(&dir).unwrap();
         (all, started.lines().count())

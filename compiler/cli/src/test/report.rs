@@ -19,7 +19,7 @@ pub struct Counts {
 }
 
 impl Counts {
-    fn add(&mut self, status: Status) {
+    pub(super) fn add(&mut self, status: Status) {
         match status {
             Status::Passed => self.passed += 1,
             Status::Failed => self.failed += 1,
