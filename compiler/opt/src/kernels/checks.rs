@@ -51,10 +51,20 @@ fn parts(op: &mut SegOp) -> (&mut futhark_ir::Body, Option<&mut futhark_ir::Lamb
 /// [`uniform`]: futhark_ir::Check::uniform
 pub fn mark_uniform(op: &mut SegOp, sizes: &[Name]) {
     let mut known: HashSet<Name> = sizes.iter().cloned().collect();
+    // What the host can evaluate from the sizes (`exec`'s `uniform_checks`): no reads, no
+    // math functions.
+    fn host_evaluable(e: &Exp) -> bool {
+        match e {
+            Exp::Const(_) | Exp::Var(_) => true,
+            Exp::Bin(_, a, b) | Exp::Cmp(_, a, b) => host_evaluable(a) && host_evaluable(b),
+            Exp::Un(_, a) | Exp::Conv(_, a) => host_evaluable(a),
+            Exp::Select(c, t, f) => host_evaluable(c) && host_evaluable(t) && host_evaluable(f),
+            Exp::Math(..) | Exp::Read(..) => false,
+        }
+    }
     let size_only = |e: &Exp, known: &HashSet<Name>| {
-        let mut ok = true;
+        let mut ok = host_evaluable(e);
         e.for_each_var(&mut |v| ok &= known.contains(v));
-        e.for_each_read(&mut |_, _| ok = false);
         ok
     };
     let (body, _) = parts(op);
