@@ -345,6 +345,36 @@ mod tests {
     }
 
     #[test]
+    fn leading_size_only_checks_are_left_to_the_host() {
+        let size_check = |n: &str| {
+            Stm::Check(futhark_ir::Check {
+                cond: Exp::cmp(CmpOp::Le, Exp::i64(0), Exp::var(n)),
+                msg: "Range {}..<{} is invalid.".into(),
+                args: vec![Exp::i64(0), Exp::var(n)],
+                loc: None,
+                uniform: false,
+            })
+        };
+        let mut stms = vec![size_check("n")];
+        stms.extend(checked_read("i", Exp::var("m")));
+        stms.push(size_check("m"));
+        let mut op = map(stms, "n");
+        mark_uniform(&mut op, &["n".to_string(), "m".to_string()]);
+        let uniform: Vec<bool> = op
+            .body()
+            .stms
+            .iter()
+            .filter_map(|s| match s {
+                Stm::Check(c) => Some(c.uniform),
+                _ => None,
+            })
+            .collect();
+        // The last one comes after a check of the point's own index: it stays in the kernel,
+        // so a failure of the index is reported first, as the interpreter reports it.
+        assert_eq!(uniform, vec![true, false, false]);
+    }
+
+    #[test]
     fn a_loop_counter_is_bounded_by_its_loop() {
         let stms = vec![Stm::For {
             var: "j".into(),
