@@ -810,17 +810,7 @@ fn bind_pat<D>(pat: &Pat, vals: Vec<Val<D>>, env: &mut Env<D>) -> Result<()> {
 pub(crate) fn fill_message(msg: &str, values: &[PrimValue]) -> String {
     let shown: Vec<String> = values
         .iter()
-        .map(|v| match *v {
-            PrimValue::I8(x) => x.to_string(),
-            PrimValue::I16(x) => x.to_string(),
-            PrimValue::I32(x) => x.to_string(),
-            PrimValue::I64(x) => x.to_string(),
-            PrimValue::U8(x) => x.to_string(),
-            PrimValue::U16(x) => x.to_string(),
-            PrimValue::U32(x) => x.to_string(),
-            PrimValue::U64(x) => x.to_string(),
-            other => other.to_string(),
-        })
+        .map(|v| futhark_ir::soacs::message::show(*v))
         .collect();
     futhark_ir::soacs::message::fill(msg, &shown)
 }

@@ -176,6 +176,17 @@ impl SegOp {
         }
     }
 
+    /// The body and, for reductions, scans and histograms, the operator, to rewrite.
+    pub fn body_and_op_mut(&mut self) -> (&mut Body, Option<&mut Lambda>) {
+        match self {
+            SegOp::Map(o) => (&mut o.body, None),
+            SegOp::Red(o) => (&mut o.body, Some(&mut o.op)),
+            SegOp::Scan(o) => (&mut o.body, Some(&mut o.op)),
+            SegOp::Hist(o) => (&mut o.body, Some(&mut o.op)),
+            SegOp::Scatter(o) => (&mut o.body, None),
+        }
+    }
+
     pub fn op(&self) -> Option<&Lambda> {
         match self {
             SegOp::Red(o) => Some(&o.op),

@@ -216,7 +216,6 @@ impl Drop for Gpu {
                 self.timer.destroy();
                 super::peer::destroy_pool(&self.marks);
                 self.staging.destroy();
-                self.failures.destroy();
                 for (_, k) in self.kernels.drain() {
                     let _ = result::module::unload(k.module);
                 }

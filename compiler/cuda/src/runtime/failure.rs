@@ -10,10 +10,10 @@
 
 use std::ffi::{CString, c_void};
 
-use cudarc::driver::{result, sys};
+use cudarc::driver::sys;
 use futhark_ir::PrimType;
 
-use super::alloc::{DeviceBuffer, Staging};
+use super::alloc::DeviceBuffer;
 use super::device::Gpu;
 use super::error::{CudaError, Result};
 use crate::codegen::emit::CheckSite;
@@ -25,8 +25,6 @@ const SLOT_WORDS: usize = 1 + 32;
 #[derive(Debug, Default)]
 pub struct FailureSlot {
     buf: Option<DeviceBuffer>,
-    /// Pinned host memory the slot is copied into.
-    host: Staging,
     /// Loaded modules by number: kernel name and checks.
     modules: Vec<(String, Vec<CheckSite>)>,
 }
@@ -37,12 +35,6 @@ pub struct KernelFailure {
     pub kernel: String,
     pub message: String,
     pub loc: Option<String>,
-}
-
-impl FailureSlot {
-    pub(crate) fn destroy(&mut self) {
-        self.host.destroy();
-    }
 }
 
 impl Gpu {
@@ -74,34 +66,20 @@ impl Gpu {
     /// The first check that failed since the last call, if any: waits for the GPU's
     /// queue, then clears the slot.
     pub fn take_failure(&mut self) -> Result<Option<KernelFailure>> {
-        let Some(ptr) = self.failures.buf.as_ref().map(|b| b.ptr) else {
+        let Some(buf) = self.failures.buf.take() else {
             return Ok(None);
         };
-        self.bind()?;
+        let mut words = [0u64; SLOT_WORDS];
+        let read = self.download(&buf, &mut words);
+        let ptr = buf.ptr;
+        self.failures.buf = Some(buf);
+        read?;
         let stream = self.stream;
-        let host = self.failures.host.get(SLOT_WORDS * 8)?;
-        // SAFETY: pinned host memory and the device slot both hold SLOT_WORDS words; the
-        // stream is synchronised before the host reads them.
-        unsafe {
-            sys::cuMemcpyDtoHAsync_v2(
-                host.as_mut_ptr() as *mut c_void,
-                ptr,
-                SLOT_WORDS * 8,
-                stream,
-            )
-            .result()
-            .map_err(|e| CudaError::driver("cuMemcpyDtoHAsync", e))?;
-            result::stream::synchronize(stream)
-                .map_err(|e| CudaError::driver("cuStreamSynchronize", e))?;
-        }
-        let words: Vec<u64> = host[..SLOT_WORDS * 8]
-            .chunks_exact(8)
-            .map(|w| u64::from_le_bytes(w.try_into().unwrap_or([0; 8])))
-            .collect();
         if words[0] == 0 {
             return Ok(None);
         }
-        // SAFETY: as above; later kernels are queued after the clearing.
+        // SAFETY: the slot holds SLOT_WORDS words; later kernels are queued after the
+        // clearing.
         unsafe { sys::cuMemsetD32Async(ptr, 0, SLOT_WORDS * 2, stream) }
             .result()
             .map_err(|e| CudaError::driver("cuMemsetD32Async", e))?;
@@ -138,24 +116,23 @@ pub fn decode(site: &CheckSite, words: &[u64]) -> String {
     futhark_ir::soacs::message::fill(&site.msg, &shown)
 }
 
-/// A value as the slot holds it (see `check_arg` in the emitter), printed as Futhark prints
-/// it in messages: integers without a type suffix.
+/// A value as the slot holds it (see `check_arg` in the emitter): integers sign- or
+/// zero-extended, floats as the bits of an `f64`.
 fn show(t: PrimType, w: u64) -> String {
-    match t {
-        PrimType::Bool => (w != 0).to_string(),
-        PrimType::I8 => (w as i8).to_string(),
-        PrimType::I16 => (w as i16).to_string(),
-        PrimType::I32 => (w as i32).to_string(),
-        PrimType::I64 => (w as i64).to_string(),
-        PrimType::U8 => (w as u8).to_string(),
-        PrimType::U16 => (w as u16).to_string(),
-        PrimType::U32 => (w as u32).to_string(),
-        PrimType::U64 => w.to_string(),
-        PrimType::F16 | PrimType::F32 | PrimType::F64 => {
-            let x = f64::from_bits(w);
-            futhark_ir::PrimValue::from_f64(t, x).to_string()
-        }
-    }
+    use futhark_ir::PrimValue as V;
+    let v = match t {
+        PrimType::Bool => V::Bool(w != 0),
+        PrimType::I8 => V::I8(w as i8),
+        PrimType::I16 => V::I16(w as i16),
+        PrimType::I32 => V::I32(w as i32),
+        PrimType::I64 => V::I64(w as i64),
+        PrimType::U8 => V::U8(w as u8),
+        PrimType::U16 => V::U16(w as u16),
+        PrimType::U32 => V::U32(w as u32),
+        PrimType::U64 => V::U64(w),
+        PrimType::F16 | PrimType::F32 | PrimType::F64 => V::from_f64(t, f64::from_bits(w)),
+    };
+    futhark_ir::soacs::message::show(v)
 }
 
 /// Writes a module's `__device__` variable (synchronously: nothing of the module runs yet).

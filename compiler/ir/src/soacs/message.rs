@@ -39,6 +39,23 @@ fn fill_with(msg: &str, mut value: impl FnMut(usize) -> String) -> String {
     out
 }
 
+/// A value as a message shows it: integers without their type suffix, as Futhark prints
+/// them in run-time errors; other values as the IR prints them.
+pub fn show(v: crate::types::PrimValue) -> String {
+    use crate::types::PrimValue as V;
+    match v {
+        V::I8(x) => x.to_string(),
+        V::I16(x) => x.to_string(),
+        V::I32(x) => x.to_string(),
+        V::I64(x) => x.to_string(),
+        V::U8(x) => x.to_string(),
+        V::U16(x) => x.to_string(),
+        V::U32(x) => x.to_string(),
+        V::U64(x) => x.to_string(),
+        other => other.to_string(),
+    }
+}
+
 /// Escapes braces so that `text` reads as itself in a message.
 pub fn escape(text: &str) -> String {
     text.replace('{', "{{").replace('}', "}}")

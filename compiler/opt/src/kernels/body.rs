@@ -61,6 +61,18 @@ enum KIdx {
     Slice { start: KExp, stride: KExp },
 }
 
+/// A run-time check of a kernel body, located at the statement it comes from (the host
+/// decides later which checks it makes itself: `checks::mark_uniform`).
+fn check(cond: KExp, msg: String, args: Vec<KExp>, loc: Option<&std::rc::Rc<str>>) -> KStm {
+    KStm::Check(futhark_ir::Check {
+        cond,
+        msg,
+        args,
+        loc: loc.map(|l| l.to_string()),
+        uniform: false,
+    })
+}
+
 /// Applies fixed indices one by one.
 fn index_all(v: KVal, idx: impl IntoIterator<Item = KExp>) -> KVal {
     let mut v = v;
@@ -506,16 +518,15 @@ impl Translator<'_> {
         out.push(KStm::let_(&ok, PrimType::Bool, cond));
         let shape: String = extents.iter().map(|_| "[{}]").collect();
         args.extend(extents);
-        out.push(KStm::Check(futhark_ir::Check {
-            cond: KExp::var(&ok),
-            msg: format!(
+        out.push(check(
+            KExp::var(&ok),
+            format!(
                 "Index [{}] out of bounds for array of shape {shape}.",
                 shown.join(", ")
             ),
             args,
-            loc: loc.map(|l| l.to_string()),
-            uniform: false,
-        }));
+            loc,
+        ));
         Ok((ks, Some(ok)))
     }
 
@@ -564,16 +575,15 @@ impl Translator<'_> {
         let shown: String = want.iter().map(|_| "[{}]").collect();
         let mut args = have;
         args.extend(want);
-        out.push(KStm::Check(futhark_ir::Check {
+        out.push(check(
             cond,
-            msg: format!(
+            format!(
                 "Value of (core language) shape ({holes}) cannot match shape of type \"{shown}{}\".",
                 ty.elem()
             ),
             args,
-            loc: loc.map(|l| l.to_string()),
-            uniform: false,
-        }));
+            loc,
+        ));
         Ok(())
     }
 
@@ -738,13 +748,7 @@ impl Translator<'_> {
                 let (x, t) = self.scalar_typed(a)?;
                 let y = self.scalar(b)?;
                 if let Some((cond, msg)) = scalar::operand_check(*op, &y, t) {
-                    out.push(KStm::Check(futhark_ir::Check {
-                        cond,
-                        msg: msg.into(),
-                        args: Vec::new(),
-                        loc: s.loc.as_ref().map(|l| l.to_string()),
-                        uniform: false,
-                    }));
+                    out.push(check(cond, msg.into(), Vec::new(), s.loc.as_ref()));
                 }
                 let e = scalar::binop(*op, x, y, t)?;
                 self.let_(out, &one()?.name, t, e);
@@ -935,13 +939,7 @@ impl Translator<'_> {
                     .iter()
                     .map(|a| self.scalar(a))
                     .collect::<TResult<Vec<_>>>()?;
-                out.push(KStm::Check(futhark_ir::Check {
-                    cond,
-                    msg: msg.clone(),
-                    args,
-                    loc: s.loc.as_ref().map(|l| l.to_string()),
-                    uniform: false,
-                }));
+                out.push(check(cond, msg.clone(), args, s.loc.as_ref()));
             }
             Exp::If {
                 cond,

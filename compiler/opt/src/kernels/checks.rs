@@ -20,7 +20,7 @@ pub fn strip_checks(mut prog: futhark_ir::soacs::Program) -> futhark_ir::soacs::
                 strip: true,
                 ..Facts::default()
             };
-            let (body, op) = parts(&mut kernel.op);
+            let (body, op) = kernel.op.body_and_op_mut();
             body.stms = prune(std::mem::take(&mut body.stms), &mut facts);
             for r in &mut body.results {
                 facts.rewrite(r);
@@ -31,16 +31,6 @@ pub fn strip_checks(mut prog: futhark_ir::soacs::Program) -> futhark_ir::soacs::
         }
     }
     prog
-}
-
-fn parts(op: &mut SegOp) -> (&mut futhark_ir::Body, Option<&mut futhark_ir::Lambda>) {
-    match op {
-        SegOp::Map(o) => (&mut o.body, None),
-        SegOp::Red(o) => (&mut o.body, Some(&mut o.op)),
-        SegOp::Scan(o) => (&mut o.body, Some(&mut o.op)),
-        SegOp::Hist(o) => (&mut o.body, Some(&mut o.op)),
-        SegOp::Scatter(o) => (&mut o.body, None),
-    }
 }
 
 /// Marks the checks at the top of a body that depend only on `sizes` (the kernel program's
@@ -67,7 +57,7 @@ pub fn mark_uniform(op: &mut SegOp, sizes: &[Name]) {
         e.for_each_var(&mut |v| ok &= known.contains(v));
         ok
     };
-    let (body, _) = parts(op);
+    let (body, _) = op.body_and_op_mut();
     for s in &mut body.stms {
         match s {
             Stm::Let { name, exp, .. } => {
@@ -116,7 +106,7 @@ pub fn prune_checks(op: &mut SegOp) {
     for (name, size) in &op.space().dims {
         facts.ranges.insert(name.clone(), size.to_exp());
     }
-    let (body, _) = parts(op);
+    let (body, _) = op.body_and_op_mut();
     let stms = std::mem::take(&mut body.stms);
     body.stms = prune(stms, &mut facts);
     for r in &mut body.results {

@@ -356,13 +356,7 @@ impl<'a> Extractor<'a> {
                 futhark_ir::PrimType::I64,
                 KExp::var(&space.flat),
             );
-            match &mut op {
-                SegOp::Map(o) => o.body.stms.insert(0, bind),
-                SegOp::Red(o) => o.body.stms.insert(0, bind),
-                SegOp::Scan(o) => o.body.stms.insert(0, bind),
-                SegOp::Hist(o) => o.body.stms.insert(0, bind),
-                SegOp::Scatter(o) => o.body.stms.insert(0, bind),
-            }
+            op.body_and_op_mut().0.stms.insert(0, bind);
             for d in std::mem::take(&mut t.scratch) {
                 let ty = Type::array(d.elem, d.shape.iter().map(host).collect());
                 self.extra_pat
