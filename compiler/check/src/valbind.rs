@@ -298,20 +298,7 @@ impl Checker<'_> {
                     );
                     let _ = self.uni.unify(&Type::var(v.clone()), &Type::unit());
                 }
-                Constraint::HasConstrs(cs) => {
-                    // Only the constructors used are known, not the whole sum type.
-                    if self.ambiguous_sums {
-                        self.error(
-                            "ambiguous-type",
-                            info.span,
-                            format!(
-                                "Type is ambiguous: a sum type with constructors {} whose full type is not known; add a type annotation.",
-                                cs.keys().map(|k| format!("#{k}")).collect::<Vec<_>>().join(", ")
-                            ),
-                        );
-                    }
-                    let _ = self.uni.unify(&Type::var(v.clone()), &Type::Sum(cs));
-                }
+                Constraint::HasConstrs(cs) => self.settle_sum(&v, info.span, cs),
                 Constraint::HasFields(fs) => {
                     self.error(
                         "ambiguous-type",
@@ -341,6 +328,27 @@ impl Checker<'_> {
         (tparams, t)
     }
 
+    /// A type variable known only by the constructors used with it becomes the sum of those
+    /// constructors; where such sums are ambiguous (`ambiguous_sums`), that is an error.
+    fn settle_sum(
+        &mut self,
+        v: &VName,
+        span: Span,
+        cs: std::collections::BTreeMap<Name, Vec<Type>>,
+    ) {
+        if self.ambiguous_sums {
+            self.error(
+                "ambiguous-type",
+                span,
+                format!(
+                    "Type is ambiguous: a sum type with constructors {} whose full type is not known; add a type annotation.",
+                    cs.keys().map(|k| format!("#{k}")).collect::<Vec<_>>().join(", ")
+                ),
+            );
+        }
+        let _ = self.uni.unify(&Type::var(v.clone()), &Type::Sum(cs));
+    }
+
     /// Variables of the definition that its type does not mention: unconstrained types
     /// become `()`, sums become the constructors seen, sizes are ambiguous.
     fn resolve_leftovers(&mut self, entry: bool, fname: &str) {
@@ -352,19 +360,7 @@ impl Checker<'_> {
                 Constraint::Free(_) | Constraint::Equality => {
                     let _ = self.uni.unify(&Type::var(v.clone()), &Type::unit());
                 }
-                Constraint::HasConstrs(cs) => {
-                    if self.ambiguous_sums {
-                        self.error(
-                            "ambiguous-type",
-                            info.span,
-                            format!(
-                                "Type is ambiguous: a sum type with constructors {} whose full type is not known; add a type annotation.",
-                                cs.keys().map(|k| format!("#{k}")).collect::<Vec<_>>().join(", ")
-                            ),
-                        );
-                    }
-                    let _ = self.uni.unify(&Type::var(v.clone()), &Type::Sum(cs));
-                }
+                Constraint::HasConstrs(cs) => self.settle_sum(&v, info.span, cs),
                 Constraint::HasFields(fs) => {
                     self.error(
                         "ambiguous-type",
