@@ -56,7 +56,12 @@ fn index_exp(rng: &mut Rng, vars: &[&str], depth: u32) -> String {
 /// One program: its source and the body shape's name (for messages).
 fn program(rng: &mut Rng) -> String {
     let header = "entry main (xs: []i32) (xss: [][]i32) (k: i64) =\n  let n = length xs\n  in ";
-    let body = match rng.below(6) {
+    // Offsets near the edge of what the kernel prover accepts (`n - i - 1` is in bounds,
+    // `n - i` is not), so that a check pruned wrongly shows as a value where the
+    // interpreter fails.
+    let mut off = || rng.below(3);
+    let (c, d, e) = (off(), off(), off());
+    let body = match rng.below(9) {
         0 => format!("map (\\i -> xs[{}]) (iota n)", index_exp(rng, &["i"], 2)),
         1 => format!(
             "map (\\i -> loop acc = 0i32 for j < {} do acc + xs[{}]) (iota n)",
@@ -73,9 +78,18 @@ fn program(rng: &mut Rng) -> String {
             "map (\\i -> let ys = copy xs in (ys with [{}] = 7)[i]) (iota n)",
             index_exp(rng, &["i"], 2)
         ),
-        _ => format!(
+        5 => format!(
             "map (\\i -> i32.i64 ({}) + xs[i]) (iota n)",
             index_exp(rng, &["i"], 2)
+        ),
+        6 => format!(
+            "map (\\i -> if i > {c} then xs[i - {d}] else if i < n - {e} then xs[n - i - {c}] else 0) (iota n)"
+        ),
+        7 => format!(
+            "map (\\i -> loop acc = 0i32 for j < n - {c} do acc + xs[j + {d}] + xs[n - j - {e}]) (iota n)"
+        ),
+        _ => format!(
+            "map (\\i -> xs[i64.min (i + {c}) (n - {d})] + xs[i64.max (i - {e}) 0]) (iota n)"
         ),
     };
     format!("{header}{body}\n")
@@ -107,7 +121,7 @@ fn compiled_checks_agree_with_the_interpreter() {
         "[5, 6, 7, 8, 9, 10, 11] [[1], [2]] -1i64",
     ];
     let (mut failures_seen, mut values_seen) = (0, 0);
-    for case in 0..120 {
+    for case in 0..200 {
         let src = program(&mut rng);
         let path = dir.join(format!("p{case}.fut"));
         std::fs::write(&path, &src).unwrap();

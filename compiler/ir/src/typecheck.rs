@@ -112,7 +112,9 @@ impl<'a> Checker<'a> {
 
     fn size(&self, s: &Size) -> Result<(), TypeError> {
         match s {
-            Size::Const(c) if *c < 0 => self.err(format!("negative size {c}")),
+            // A negative extent is an invalid size (a slice that ends before it starts) whose
+            // check fails at run time before anything of that size is made, as with a size
+            // parameter that holds one.
             Size::Const(_) => Ok(()),
             Size::Param(p) if self.prog.sizes.contains(p) => Ok(()),
             Size::Param(p) => self.err(format!("unknown size parameter `{p}`")),

@@ -8,7 +8,9 @@
 
 use std::collections::{HashMap, HashSet};
 
-use futhark_ir::{BinOp, CmpOp, Exp, Name, PrimType, PrimValue, SegOp, Stm};
+use futhark_ir::{BinOp, CmpOp, Exp, Name, PrimType, PrimValue, SegOp, Size, Stm};
+
+use super::bounds::Bounds;
 
 /// The program without the run-time checks of its kernels (`--unsafe`): what is left are
 /// the host's own checks, which cost nothing next to a launch.
@@ -100,11 +102,29 @@ fn has_check(stms: &[Stm]) -> bool {
 }
 
 /// Prunes the checks of a segmented operation's body (its operator has none that a space
-/// could prove).
-pub fn prune_checks(op: &mut SegOp) {
+/// could prove). `sizes` are the kernel program's size parameters, `dimensions` those that
+/// are extents of its arrays (never negative).
+pub fn prune_checks(op: &mut SegOp, sizes: &[Name], dimensions: &HashSet<Name>) {
     let mut facts = Facts::default();
+    for s in sizes {
+        facts.bounds.size(s, dimensions.contains(s));
+    }
+    for (_, size) in &op.space().dims {
+        if let Size::Param(p) = size {
+            facts.bounds.size(p, dimensions.contains(p));
+        }
+    }
     for (name, size) in &op.space().dims {
         facts.ranges.insert(name.clone(), size.to_exp());
+        // A point of the space exists where the body runs, so each extent is at least 1;
+        // but a negative extent (an invalid slice's, say) has the host make the size-only
+        // checks of the body instead of the points (`exec`'s `uniform_checks`), so those
+        // must stay: only an array's extent, never negative, counts as nonempty here.
+        let nonempty = match size {
+            Size::Const(c) => *c >= 1,
+            Size::Param(p) => dimensions.contains(p),
+        };
+        facts.bounds.index(name, &size.to_exp(), nonempty);
     }
     let (body, _) = op.body_and_op_mut();
     let stms = std::mem::take(&mut body.stms);
@@ -121,6 +141,10 @@ struct Facts {
     ranges: HashMap<Name, Exp>,
     /// Boolean variables known to be true.
     truths: HashSet<Name>,
+    /// Boolean variables bound to a condition (for what a branch on them assumes).
+    conditions: HashMap<Name, Exp>,
+    /// Symbolic bounds of the integer variables.
+    bounds: Bounds,
     /// Every check is dropped and its condition taken as true (`--unsafe`).
     strip: bool,
 }
@@ -141,13 +165,16 @@ impl Facts {
             Exp::Bin(BinOp::LogAnd, a, b) => self.proves(a) && self.proves(b),
             Exp::Bin(BinOp::LogOr, a, b) => self.proves(a) || self.proves(b),
             // `0 <= x < n` as the translator writes it.
-            Exp::Cmp(CmpOp::Lt, a, b) => match (a.as_ref(), b.as_ref()) {
-                (Exp::Conv(PrimType::U64, x), Exp::Conv(PrimType::U64, n)) => {
-                    self.extent(x).is_some_and(|m| m == n.as_ref())
-                }
-                _ => false,
-            },
-            _ => false,
+            Exp::Cmp(CmpOp::Lt, a, b)
+                if matches!(
+                    (a.as_ref(), b.as_ref()),
+                    (Exp::Conv(PrimType::U64, x), Exp::Conv(PrimType::U64, n))
+                        if self.extent(x).is_some_and(|m| m == n.as_ref())
+                ) =>
+            {
+                true
+            }
+            _ => self.bounds.proves(e),
         }
     }
 
@@ -185,6 +212,10 @@ fn prune(stms: Vec<Stm>, facts: &mut Facts) -> Vec<Stm> {
                     facts.truths.insert(name);
                     continue;
                 }
+                if ty == PrimType::Bool {
+                    facts.conditions.insert(name.clone(), exp.clone());
+                }
+                facts.bounds.bind(&name, ty, &exp);
                 // A copy of a ranged index has its range.
                 if let Some(r) = facts.extent(&exp).cloned() {
                     facts.ranges.insert(name.clone(), r);
@@ -196,6 +227,8 @@ fn prune(stms: Vec<Stm>, facts: &mut Facts) -> Vec<Stm> {
                 // Assigned later: no fact about it holds throughout.
                 facts.ranges.remove(&name);
                 facts.truths.remove(&name);
+                facts.conditions.remove(&name);
+                facts.bounds.forget(&name);
                 out.push(Stm::Mut { name, ty, init });
             }
             Stm::Assign { name, mut exp } => {
@@ -210,6 +243,7 @@ fn prune(stms: Vec<Stm>, facts: &mut Facts) -> Vec<Stm> {
                 facts.rewrite(&mut bound);
                 let mut inner = facts.clone();
                 inner.ranges.insert(var.clone(), bound.clone());
+                inner.bounds.index(&var, &bound, true);
                 let body = prune(body, &mut inner);
                 out.push(Stm::For { var, bound, body });
             }
@@ -219,8 +253,18 @@ fn prune(stms: Vec<Stm>, facts: &mut Facts) -> Vec<Stm> {
                 else_branch,
             } => {
                 facts.rewrite(&mut cond);
-                let then_branch = prune(then_branch, &mut facts.clone());
-                let else_branch = prune(else_branch, &mut facts.clone());
+                let assumed = match &cond {
+                    Exp::Var(v) => facts.conditions.get(v).cloned(),
+                    _ => None,
+                }
+                .unwrap_or_else(|| cond.clone());
+                let branch = |stms: Vec<Stm>, holds: bool| {
+                    let mut inner = facts.clone();
+                    inner.bounds.assume(&assumed, holds);
+                    prune(stms, &mut inner)
+                };
+                let then_branch = branch(then_branch, true);
+                let else_branch = branch(else_branch, false);
                 out.push(Stm::If {
                     cond,
                     then_branch,
@@ -315,7 +359,7 @@ mod tests {
     #[test]
     fn an_index_over_its_own_extent_is_not_checked() {
         let mut op = map(checked_read("i", Exp::var("n")), "n");
-        prune_checks(&mut op);
+        prune_checks(&mut op, &[], &HashSet::new());
         assert_eq!(
             op.body().stms,
             vec![Stm::let_(
@@ -330,7 +374,7 @@ mod tests {
     fn an_index_over_another_extent_keeps_its_check() {
         let stms = checked_read("i", Exp::var("m"));
         let mut op = map(stms.clone(), "n");
-        prune_checks(&mut op);
+        prune_checks(&mut op, &[], &HashSet::new());
         assert_eq!(op.body().stms, stms);
     }
 
@@ -372,7 +416,7 @@ mod tests {
             body: checked_read("j", Exp::var("m")),
         }];
         let mut op = map(stms, "n");
-        prune_checks(&mut op);
+        prune_checks(&mut op, &[], &HashSet::new());
         let Stm::For { body, .. } = &op.body().stms[0] else {
             panic!("not a loop")
         };
@@ -384,5 +428,131 @@ mod tests {
                 Exp::read("xs", Exp::var("j"))
             )]
         );
+    }
+
+    fn sub(a: Exp, b: Exp) -> Exp {
+        Exp::bin(BinOp::Sub, a, b)
+    }
+
+    fn add(a: Exp, b: Exp) -> Exp {
+        Exp::bin(BinOp::Add, a, b)
+    }
+
+    /// Whether the read of `checked_read(index)` keeps its check after pruning `stms`
+    /// followed by the read, in a map over `0..n` (`n` an array's extent).
+    fn keeps_check(before: Vec<Stm>, index: Exp) -> bool {
+        let mut stms = before;
+        stms.push(Stm::let_("idx", PrimType::I64, index));
+        stms.extend(checked_read("idx", Exp::var("n")));
+        let mut op = map(stms, "n");
+        let dims = HashSet::from(["n".to_string()]);
+        prune_checks(&mut op, &["n".to_string(), "m".to_string()], &dims);
+        has_check(&op.body().stms)
+    }
+
+    #[test]
+    fn a_reversed_index_is_in_bounds_and_one_past_it_is_not() {
+        // `n - i - 1` for `i < n` (a tridiagonal solve's backward sweep).
+        let rev = |k| sub(sub(Exp::var("n"), Exp::var("i")), Exp::i64(k));
+        assert!(!keeps_check(vec![], rev(1)));
+        assert!(keeps_check(vec![], rev(0)));
+        // `n - 1` needs `n ≥ 1`, which a point of the space shows.
+        assert!(!keeps_check(vec![], sub(Exp::var("n"), Exp::i64(1))));
+        assert!(keeps_check(vec![], Exp::var("n")));
+    }
+
+    #[test]
+    fn a_clamped_index_is_in_bounds() {
+        let min = |a, b| Exp::bin(BinOp::Min, a, b);
+        let max = |a, b| Exp::bin(BinOp::Max, a, b);
+        let up = add(Exp::var("i"), Exp::i64(1));
+        let last = sub(Exp::var("n"), Exp::i64(1));
+        assert!(!keeps_check(vec![], min(up.clone(), last.clone())));
+        assert!(!keeps_check(
+            vec![],
+            max(sub(Exp::var("i"), Exp::i64(1)), Exp::i64(0))
+        ));
+        // Clamped at one side only.
+        assert!(keeps_check(vec![], min(up.clone(), Exp::var("n"))));
+        assert!(keeps_check(vec![], max(up, Exp::i64(0))));
+        // `m` is no extent of an array: it may be anything.
+        assert!(keeps_check(vec![], min(Exp::var("i"), Exp::var("m"))));
+    }
+
+    #[test]
+    fn a_branch_on_the_index_bounds_it() {
+        // `if 0 < i then xs[i - 1]`.
+        let guarded = |cond: Exp, k| {
+            let mut stms = vec![Stm::let_(
+                "idx",
+                PrimType::I64,
+                sub(Exp::var("i"), Exp::i64(k)),
+            )];
+            stms.extend(checked_read("idx", Exp::var("n")));
+            let body = vec![
+                Stm::let_("c", PrimType::Bool, cond),
+                Stm::If {
+                    cond: Exp::var("c"),
+                    then_branch: stms,
+                    else_branch: vec![],
+                },
+            ];
+            let mut op = map(body, "n");
+            prune_checks(
+                &mut op,
+                &["n".to_string()],
+                &HashSet::from(["n".to_string()]),
+            );
+            has_check(&op.body().stms)
+        };
+        let gt0 = Exp::cmp(CmpOp::Lt, Exp::i64(0), Exp::var("i"));
+        assert!(!guarded(gt0.clone(), 1));
+        // `i = 1` reads `xs[-1]`.
+        assert!(guarded(gt0, 2));
+    }
+
+    #[test]
+    fn a_loop_bound_below_the_extent_bounds_an_offset_counter() {
+        // `for j < n - 1 do xs[j + 1]`, and `for j < n do xs[j + 1]`.
+        let looped = |bound: Exp| {
+            let mut stms = vec![Stm::let_(
+                "idx",
+                PrimType::I64,
+                add(Exp::var("j"), Exp::i64(1)),
+            )];
+            stms.extend(checked_read("idx", Exp::var("n")));
+            let mut op = map(
+                vec![Stm::For {
+                    var: "j".into(),
+                    bound,
+                    body: stms,
+                }],
+                "n",
+            );
+            prune_checks(
+                &mut op,
+                &["n".to_string()],
+                &HashSet::from(["n".to_string()]),
+            );
+            has_check(&op.body().stms)
+        };
+        assert!(!looped(sub(Exp::var("n"), Exp::i64(1))));
+        assert!(looped(Exp::var("n")));
+    }
+
+    #[test]
+    fn a_mutable_variable_proves_nothing() {
+        let stms = vec![
+            Stm::Mut {
+                name: "v".into(),
+                ty: PrimType::I64,
+                init: Exp::i64(0),
+            },
+            Stm::Assign {
+                name: "v".into(),
+                exp: Exp::var("n"),
+            },
+        ];
+        assert!(keeps_check(stms, Exp::var("v")));
     }
 }

@@ -20,6 +20,7 @@
 //! the index) instead of a materialised array.
 
 mod body;
+mod bounds;
 mod checks;
 pub use checks::strip_checks;
 pub mod promote;
@@ -364,8 +365,18 @@ impl<'a> Extractor<'a> {
                 t.inputs.arrays.push((d, KernelArg::Out));
             }
         }
-        checks::prune_checks(&mut op);
         let sizes: Vec<Name> = t.inputs.sizes.iter().map(|(n, _)| n.clone()).collect();
+        let dimensions = t
+            .inputs
+            .arrays
+            .iter()
+            .flat_map(|(d, _)| &d.shape)
+            .filter_map(|s| match s {
+                Size::Param(p) => Some(p.clone()),
+                Size::Const(_) => None,
+            })
+            .collect();
+        checks::prune_checks(&mut op, &sizes, &dimensions);
         checks::mark_uniform(&mut op, &sizes);
         let mut inputs = t.inputs;
         let name = self.ns.fresh(&format!("{}_{kind}", self.base));
