@@ -10,6 +10,14 @@ gpu="$repo/.gpu"
 cargo build --release -p futhark-rs -p futhark-repl -p futhark-jupyter
 mkdir -p "$gpu/bin"
 cp "$target/release/futhark-rs" "$target/release/futhark-repl" "$target/release/futhark-jupyter" "$gpu/bin/"
+# The CLI's test binary, for the GPU run of the checks' property test (`--ignored`).
+fuzz=$(cargo test --release -p futhark-rs --bin futhark-rs --no-run --message-format=json 2>/dev/null \
+  | python3 -c 'import json,sys
+for l in sys.stdin:
+    m = json.loads(l)
+    if m.get("reason") == "compiler-artifact" and m.get("executable") and m["target"]["name"] == "futhark-rs" and m["profile"]["test"]:
+        print(m["executable"])')
+cp "$fuzz" "$gpu/bin/futhark-rs-tests"
 shared="$repo/../shared"
 for d in corpus benchmarks; do
   if [[ -d "$gpu/$d" ]]; then chmod -R u+w "$gpu/$d"; rm -rf "${gpu:?}/$d"; fi

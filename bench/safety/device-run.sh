@@ -47,6 +47,13 @@ print([o.get('data',{}).get('text/plain') for c in nb['cells'] for o in c['outpu
 } > "$log" 2>&1
 cat "$log"
 
+# The property test of the checks (random index expressions), GPU against the interpreter.
+if [[ -x $bin/futhark-rs-tests && -z "${SKIP_FUZZ:-}" ]]; then
+  timeout 240 $bin/futhark-rs-tests --ignored --exact safety_fuzz::gpu_checks_agree_with_the_interpreter \
+    > "$out/fuzz-gpu.txt" 2>&1
+  echo "fuzz on the GPU: exit $?: $(grep 'test result' "$out/fuzz-gpu.txt")"
+fi
+
 # The corpus cases that expect a run-time error: interp and cuda, same files.
 python3 - > /tmp/error-files.txt <<'PY'
 import os, re

@@ -111,6 +111,21 @@ fn failure(text: &str) -> (String, String) {
 
 #[test]
 fn compiled_checks_agree_with_the_interpreter() {
+    agree(ExecBackend::Cpu, 200);
+}
+
+/// The same on the GPU: run by hand where there is one (`bench/safety/device-run.sh` runs
+/// this test's binary with `--ignored`).
+#[test]
+#[ignore = "needs a GPU"]
+fn gpu_checks_agree_with_the_interpreter() {
+    if let Some(reason) = futhark_exec::cuda_unavailable_reason() {
+        panic!("this test compares the GPU with the interpreter, and there is none: {reason}");
+    }
+    agree(ExecBackend::Cuda, 200);
+}
+
+fn agree(backend: ExecBackend, cases: usize) {
     let mut rng = Rng(0x5eed_1234_abcd_0001);
     let dir = std::env::temp_dir().join(format!("futhark-safety-fuzz-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
@@ -121,7 +136,7 @@ fn compiled_checks_agree_with_the_interpreter() {
         "[5, 6, 7, 8, 9, 10, 11] [[1], [2]] -1i64",
     ];
     let (mut failures_seen, mut values_seen) = (0, 0);
-    for case in 0..200 {
+    for case in 0..cases {
         let src = program(&mut rng);
         let path = dir.join(format!("p{case}.fut"));
         std::fs::write(&path, &src).unwrap();
@@ -132,7 +147,7 @@ fn compiled_checks_agree_with_the_interpreter() {
             // A drawn program the checker rejects (none should be) says nothing here.
             Err(_) => continue,
         };
-        let mut ir = match engine::load_compiled(&db, file, ExecBackend::Cpu, Safety::Checked) {
+        let mut ir = match engine::load_compiled(&db, file, backend, Safety::Checked) {
             Ok(p) => p,
             Err(e) => panic!("program {case} does not compile for the GPU path: {e:?}\n{src}"),
         };
