@@ -18,6 +18,9 @@ for l in sys.stdin:
     if m.get("reason") == "compiler-artifact" and m.get("executable") and m["target"]["name"] == "futhark-rs" and m["profile"]["test"]:
         print(m["executable"])')
 cp "$fuzz" "$gpu/bin/futhark-rs-tests"
+# Carried to the device under 64 MiB with the rest of the tree: device-run.sh unpacks them.
+strip "$gpu"/bin/*
+gzip -9f "$gpu"/bin/*
 shared="$repo/../shared"
 for d in corpus benchmarks; do
   if [[ -d "$gpu/$d" ]]; then chmod -R u+w "$gpu/$d"; rm -rf "${gpu:?}/$d"; fi

@@ -6,6 +6,7 @@
 # Results go to $OUT.
 set -uo pipefail
 bin=.gpu/bin
+for z in "$bin"/*.gz; do [[ -e $z ]] && gunzip -f "$z"; done
 out="${OUT:-/tmp/safety-out}"
 mkdir -p "$out"
 export NCCL_NVLS_ENABLE=0
