@@ -1423,35 +1423,9 @@ fn vec_ptrs(vp: &VecPlan) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::rts::gen_scan_rts;
     use super::*;
-    use crate::runtime::nvrtc;
     use crate::samples;
     use futhark_ir::{BinOp, Lambda, PrimValue, SegOp};
-
-    /// NVRTC from the loader path or the `nvidia-cuda-nvrtc` wheel of `python3` (as the
-    /// integration tests find it); false when neither has it.
-    fn nvrtc_found() -> bool {
-        if nvrtc::available() {
-            return true;
-        }
-        let mut dirs: Vec<std::path::PathBuf> = Vec::new();
-        if let Ok(out) = std::process::Command::new("python3")
-            .args([
-                "-c",
-                "import nvidia, os; print(os.path.dirname(nvidia.__path__[0]))",
-            ])
-            .output()
-            && out.status.success()
-        {
-            let site = String::from_utf8_lossy(&out.stdout).trim().to_string();
-            dirs.push(std::path::PathBuf::from(site).join("nvidia/cu13/lib"));
-        }
-        if let Ok(extra) = std::env::var("FUTHARK_NVRTC_DIR") {
-            dirs.push(extra.into());
-        }
-        dirs.iter().any(|d| nvrtc::preload_from(d))
-    }
 
     fn cases() -> Vec<(futhark_ir::KernelProgram, usize)> {
         let (aff, aff_ne) = samples::affine_compose();
@@ -1476,59 +1450,6 @@ mod tests {
             ),
             (samples::scan("s", aff, aff_ne, true), 8),
         ]
-    }
-
-    /// The trace build (with and without launch bounds) of the presets it is used on, and
-    /// the reduce-then-scan kernels, compile with NVRTC for sm_90.
-    #[test]
-    fn trace_and_rts_compile() {
-        if !nvrtc_found() {
-            eprintln!("skipping: NVRTC not found");
-            return;
-        }
-        let mut failures = Vec::new();
-        for name in [
-            "base",
-            "cub-w1-staged",
-            "near-early-staged-expo",
-            "wide-b512-q16-expo-relaxed",
-        ] {
-            let preset = ScanConfig::named(name).expect("preset");
-            for (min_blocks, packed) in [(0, true), (4, true), (0, false)] {
-                let cfg = ScanConfig {
-                    trace: true,
-                    min_blocks,
-                    packed,
-                    ..preset
-                };
-                for (prog, acc) in &cases() {
-                    let k = &prog.kernels[0];
-                    let SegOp::Scan(op) = &k.op else {
-                        panic!("not a scan")
-                    };
-                    let gk = gen_scan_with(prog, k, op, cfg.for_acc(*acc)).expect("generates");
-                    assert_eq!(gk.arrays.last().map(|a| a.name.as_str()), Some("fut_trace"));
-                    if let Err(e) = nvrtc::compile(&gk.source, &gk.name, &nvrtc::options("sm_90")) {
-                        failures.push(format!("{name}+trace (min {min_blocks}): {e}"));
-                    }
-                }
-            }
-        }
-        for (prog, _) in cases()
-            .iter()
-            .filter(|(p, _)| p.kernels[0].op.space().dims.len() == 1)
-        {
-            let k = &prog.kernels[0];
-            let SegOp::Scan(op) = &k.op else {
-                panic!("not a scan")
-            };
-            let rk = gen_scan_rts(prog, k, op, 512, 16, 4).expect("generates");
-            if let Err(e) = nvrtc::compile(&rk.scan.source, &rk.scan.name, &nvrtc::options("sm_90"))
-            {
-                failures.push(format!("rts: {e}"));
-            }
-        }
-        assert!(failures.is_empty(), "{}", failures.join("\n"));
     }
 
     /// Presets without the new options generate what they did before them (spot check:
