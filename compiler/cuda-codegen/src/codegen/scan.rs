@@ -100,6 +100,7 @@ pub fn gen_scan_with(
     let seglen = size_exp(&inner);
 
     let mut src = operator_defs(prog, name, &scan.op, &scan.neutral);
+    src.push_str(&warp_scan_defs(name, segmented));
     let _ = writeln!(src, "#define {name}_PAD(i) ((i) + ((i) >> 5))");
     if packed {
         // Status (high half) and value bits (low half) in one word: a single 64-bit store
@@ -628,33 +629,9 @@ pub fn gen_scan_with(
     let _ = writeln!(src, "    }}");
     let _ = writeln!(src, "    {a} fut_inc = fut_x[{}];", q - 1);
     src.push_str(&sg("    bool fut_if = fut_bmask != 0u;\n"));
-    let combine_step = |val: &str, flag: &str, other: &str, oflag: &str| -> String {
-        if segmented {
-            format!(
-                "if (!{flag}) {val} = {}; {flag} = {flag} || {oflag};",
-                op(other, val)
-            )
-        } else {
-            format!("{val} = {};", op(other, val))
-        }
-    };
-    let _ = writeln!(
-        src,
-        "    #pragma unroll\n    for (unsigned fut_d = 1; fut_d < 32; fut_d <<= 1) {{"
-    );
-    let _ = writeln!(
-        src,
-        "      const {a} fut_o = {name}_shfl_up(fut_inc, fut_d);"
-    );
-    src.push_str(&sg(
-        "      const bool fut_of = fut_shfl_up(fut_if, fut_d);\n",
+    src.push_str(&warp_scan_call(
+        "fut_inc", "fut_if", name, segmented, "    ",
     ));
-    let _ = writeln!(
-        src,
-        "      if (fut_lane >= fut_d) {{ {} }}",
-        combine_step("fut_inc", "fut_if", "fut_o", "fut_of")
-    );
-    let _ = writeln!(src, "    }}");
     let _ = writeln!(
         src,
         "    if (fut_lane == 31) {{ fut_wsum[fut_warp] = fut_inc; {}}}",
@@ -680,23 +657,9 @@ pub fn gen_scan_with(
     src.push_str(&sg(&format!(
         "      bool fut_wf = fut_lane < {nw} ? fut_wflag[fut_lane] : false;\n"
     )));
-    let _ = writeln!(
-        src,
-        "      #pragma unroll\n      for (unsigned fut_d = 1; fut_d < 32; fut_d <<= 1) {{"
-    );
-    let _ = writeln!(
-        src,
-        "        const {a} fut_o = {name}_shfl_up(fut_w, fut_d);"
-    );
-    src.push_str(&sg(
-        "        const bool fut_of = fut_shfl_up(fut_wf, fut_d);\n",
+    src.push_str(&warp_scan_call(
+        "fut_w", "fut_wf", name, segmented, "      ",
     ));
-    let _ = writeln!(
-        src,
-        "        if (fut_lane >= fut_d) {{ {} }}",
-        combine_step("fut_w", "fut_wf", "fut_o", "fut_of")
-    );
-    let _ = writeln!(src, "      }}");
     let _ = writeln!(src, "      {a} fut_wx = {name}_shfl_up(fut_w, 1);");
     src.push_str(&sg("      bool fut_wxf = fut_shfl_up(fut_wf, 1);\n"));
     let _ = writeln!(
@@ -1012,6 +975,40 @@ pub fn gen_scan_with(
         });
     }
     Ok(gk)
+}
+
+/// The warp scans of operator `name`: `{name}_warp_scan(x, lane)`, the inclusive scan of
+/// `x` over the warp's lanes, and for segmented scans `{name}_warp_scan_flagged(x, f, lane)`,
+/// the same under segment-start flags `f` (`(f1, x) ⊕ (f2, y) = (f1 || f2, f2 ? y : x ⊕ y)`).
+/// Step `d` combines the value `d` lanes below on the left (`op(below, x)`), so the lanes
+/// are combined in order and non-commutative operators are safe.
+pub(crate) fn warp_scan_defs(name: &str, segmented: bool) -> String {
+    let mut s = format!(
+        "static __device__ __forceinline__ {name}_acc {name}_warp_scan({name}_acc x, unsigned lane) {{\n  #pragma unroll\n  for (unsigned d = 1; d < 32; d <<= 1) {{\n    const {name}_acc o = {name}_shfl_up(x, d);\n    if (lane >= d) x = {name}_op(o, x);\n  }}\n  return x;\n}}\n"
+    );
+    if segmented {
+        let _ = writeln!(
+            s,
+            "static __device__ __forceinline__ void {name}_warp_scan_flagged({name}_acc& x, bool& f, unsigned lane) {{\n  #pragma unroll\n  for (unsigned d = 1; d < 32; d <<= 1) {{\n    const {name}_acc o = {name}_shfl_up(x, d);\n    const bool of = fut_shfl_up(f, d);\n    if (lane >= d) {{ if (!f) x = {name}_op(o, x); f = f || of; }}\n  }}\n}}"
+        );
+    }
+    s
+}
+
+/// A statement scanning `val` (with segment-start flag `flag` when `segmented`) across the
+/// lanes of the warp, in place, through [`warp_scan_defs`]' helpers.
+pub(crate) fn warp_scan_call(
+    val: &str,
+    flag: &str,
+    name: &str,
+    segmented: bool,
+    pad: &str,
+) -> String {
+    if segmented {
+        format!("{pad}{name}_warp_scan_flagged({val}, {flag}, fut_lane);\n")
+    } else {
+        format!("{pad}{val} = {name}_warp_scan({val}, fut_lane);\n")
+    }
 }
 
 /// The pointers of a vector plan's arrays or-ed together, for the 16-byte alignment test.

@@ -90,11 +90,7 @@ pub(super) fn gen_warp_entry(
         op("fut_x[fut_k - 1]", "fut_x[fut_k]")
     );
     // The lanes' totals: inclusive shuffle scan, shifted to an exclusive prefix.
-    let _ = writeln!(
-        src,
-        "    #pragma unroll\n    for (unsigned fut_d = 1; fut_d < 32; fut_d <<= 1) {{\n      const {a} fut_o = {name}_shfl_up(fut_t, fut_d);\n      if (fut_lane >= fut_d) fut_t = {};\n    }}",
-        op("fut_o", "fut_t")
-    );
+    let _ = writeln!(src, "    fut_t = {name}_warp_scan(fut_t, fut_lane);");
     let _ = writeln!(
         src,
         "    const {a} fut_ex = {name}_shfl_up(fut_t, 1);\n    __syncwarp();"
