@@ -48,7 +48,7 @@ pub use config::{
     items_per_thread,
 };
 pub use warp::warp_slot;
-use warp::{WarpScan, gen_warp_entry};
+use warp::{WarpScan, gen_warp_entry, warp_scan_call, warp_scan_defs};
 
 pub fn gen_scan(
     prog: &KernelProgram,
@@ -975,40 +975,6 @@ pub fn gen_scan_with(
         });
     }
     Ok(gk)
-}
-
-/// The warp scans of operator `name`: `{name}_warp_scan(x, lane)`, the inclusive scan of
-/// `x` over the warp's lanes, and for segmented scans `{name}_warp_scan_flagged(x, f, lane)`,
-/// the same under segment-start flags `f` (`(f1, x) ⊕ (f2, y) = (f1 || f2, f2 ? y : x ⊕ y)`).
-/// Step `d` combines the value `d` lanes below on the left (`op(below, x)`), so the lanes
-/// are combined in order and non-commutative operators are safe.
-pub(crate) fn warp_scan_defs(name: &str, segmented: bool) -> String {
-    let mut s = format!(
-        "static __device__ __forceinline__ {name}_acc {name}_warp_scan({name}_acc x, unsigned lane) {{\n  #pragma unroll\n  for (unsigned d = 1; d < 32; d <<= 1) {{\n    const {name}_acc o = {name}_shfl_up(x, d);\n    if (lane >= d) x = {name}_op(o, x);\n  }}\n  return x;\n}}\n"
-    );
-    if segmented {
-        let _ = writeln!(
-            s,
-            "static __device__ __forceinline__ void {name}_warp_scan_flagged({name}_acc& x, bool& f, unsigned lane) {{\n  #pragma unroll\n  for (unsigned d = 1; d < 32; d <<= 1) {{\n    const {name}_acc o = {name}_shfl_up(x, d);\n    const bool of = fut_shfl_up(f, d);\n    if (lane >= d) {{ if (!f) x = {name}_op(o, x); f = f || of; }}\n  }}\n}}"
-        );
-    }
-    s
-}
-
-/// A statement scanning `val` (with segment-start flag `flag` when `segmented`) across the
-/// lanes of the warp, in place, through [`warp_scan_defs`]' helpers.
-pub(crate) fn warp_scan_call(
-    val: &str,
-    flag: &str,
-    name: &str,
-    segmented: bool,
-    pad: &str,
-) -> String {
-    if segmented {
-        format!("{pad}{name}_warp_scan_flagged({val}, {flag}, fut_lane);\n")
-    } else {
-        format!("{pad}{val} = {name}_warp_scan({val}, fut_lane);\n")
-    }
 }
 
 /// The pointers of a vector plan's arrays or-ed together, for the 16-byte alignment test.

@@ -103,7 +103,7 @@ pub fn gen_scan_rts(
     let extra = "u32* __restrict__ fut_unused_counter, u64* __restrict__ fut_unused_status";
 
     let mut src = operator_defs(prog, name, &scan.op, &scan.neutral);
-    src.push_str(&super::warp_scan_defs(name, false));
+    src.push_str(&super::warp::warp_scan_defs(name, false));
     let _ = writeln!(src, "#define {name}_PAD(i) ((i) + ((i) >> 5))");
 
     // Loads the tile at `fut_ts` into `fut_tile` (tile order, padded); neutral past the end.

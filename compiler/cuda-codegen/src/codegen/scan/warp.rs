@@ -1,5 +1,6 @@
-//! The warp entry of a segmented scan: one warp per segment of at most `WARP_SCAN_MAX`
-//! elements, no tiles and no look-back.
+//! Warp-level pieces of the scans: the per-operator warp scan helpers every scan kernel
+//! calls, and the warp entry of a segmented scan (one warp per segment of at most
+//! `WARP_SCAN_MAX` elements, no tiles and no look-back).
 
 use std::fmt::Write;
 
@@ -106,4 +107,38 @@ pub(super) fn gen_warp_entry(
     );
     src.push_str(&store("fut_y", "fut_f", "        "));
     let _ = writeln!(src, "      }}\n    }}\n    __syncwarp();\n  }}\n}}");
+}
+
+/// The warp scans of operator `name`: `{name}_warp_scan(x, lane)`, the inclusive scan of
+/// `x` over the warp's lanes, and for segmented scans `{name}_warp_scan_flagged(x, f, lane)`,
+/// the same under segment-start flags `f` (`(f1, x) ⊕ (f2, y) = (f1 || f2, f2 ? y : x ⊕ y)`).
+/// Step `d` combines the value `d` lanes below on the left (`op(below, x)`), so the lanes
+/// are combined in order and non-commutative operators are safe.
+pub(crate) fn warp_scan_defs(name: &str, segmented: bool) -> String {
+    let mut s = format!(
+        "static __device__ __forceinline__ {name}_acc {name}_warp_scan({name}_acc x, unsigned lane) {{\n  #pragma unroll\n  for (unsigned d = 1; d < 32; d <<= 1) {{\n    const {name}_acc o = {name}_shfl_up(x, d);\n    if (lane >= d) x = {name}_op(o, x);\n  }}\n  return x;\n}}\n"
+    );
+    if segmented {
+        let _ = writeln!(
+            s,
+            "static __device__ __forceinline__ void {name}_warp_scan_flagged({name}_acc& x, bool& f, unsigned lane) {{\n  #pragma unroll\n  for (unsigned d = 1; d < 32; d <<= 1) {{\n    const {name}_acc o = {name}_shfl_up(x, d);\n    const bool of = fut_shfl_up(f, d);\n    if (lane >= d) {{ if (!f) x = {name}_op(o, x); f = f || of; }}\n  }}\n}}"
+        );
+    }
+    s
+}
+
+/// A statement scanning `val` (with segment-start flag `flag` when `segmented`) across the
+/// lanes of the warp, in place, through [`warp_scan_defs`]' helpers.
+pub(crate) fn warp_scan_call(
+    val: &str,
+    flag: &str,
+    name: &str,
+    segmented: bool,
+    pad: &str,
+) -> String {
+    if segmented {
+        format!("{pad}{name}_warp_scan_flagged({val}, {flag}, fut_lane);\n")
+    } else {
+        format!("{pad}{val} = {name}_warp_scan({val}, fut_lane);\n")
+    }
 }
