@@ -20,7 +20,6 @@ mod kernel_ops;
 mod multi;
 pub mod partition;
 mod prim;
-mod special;
 mod timed;
 mod value;
 
