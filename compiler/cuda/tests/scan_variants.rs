@@ -5,6 +5,7 @@
 mod support;
 
 use futhark_cuda::codegen::LaunchPlan;
+use futhark_cuda::codegen::scan::rts::gen_scan_rts;
 use futhark_cuda::codegen::scan::{SCAN_DEFAULT, SCAN_PRESETS, ScanConfig, gen_scan_with};
 use futhark_cuda::runtime::nvrtc;
 use futhark_cuda::samples;
@@ -77,4 +78,82 @@ fn every_scan_preset_compiles() {
         "{count} kernels, failures:\n{}",
         failures.join("\n")
     );
+}
+
+/// The scans the trace and reduce-then-scan builds are checked on.
+fn trace_cases() -> Vec<(futhark_ir::KernelProgram, usize)> {
+    let (aff, aff_ne) = samples::affine_compose();
+    vec![
+        (
+            samples::scan(
+                "s",
+                Lambda::binop(BinOp::Add, PrimType::F32),
+                vec![PrimValue::F32(0.0)],
+                false,
+            ),
+            4,
+        ),
+        (
+            samples::scan(
+                "s",
+                Lambda::binop(BinOp::Add, PrimType::I32),
+                vec![PrimValue::I32(0)],
+                true,
+            ),
+            4,
+        ),
+        (samples::scan("s", aff, aff_ne, true), 8),
+    ]
+}
+
+/// The trace build (with and without launch bounds) of the presets it is used on, and
+/// the reduce-then-scan kernels, compile with NVRTC for sm_90.
+#[test]
+fn trace_and_rts_compile() {
+    if !support::ensure_nvrtc() {
+        eprintln!("skipping: NVRTC not found");
+        return;
+    }
+    let mut failures = Vec::new();
+    for name in [
+        "base",
+        "cub-w1-staged",
+        "near-early-staged-expo",
+        "wide-b512-q16-expo-relaxed",
+    ] {
+        let preset = ScanConfig::named(name).expect("preset");
+        for (min_blocks, packed) in [(0, true), (4, true), (0, false)] {
+            let cfg = ScanConfig {
+                trace: true,
+                min_blocks,
+                packed,
+                ..preset
+            };
+            for (prog, acc) in &trace_cases() {
+                let k = &prog.kernels[0];
+                let SegOp::Scan(op) = &k.op else {
+                    panic!("not a scan")
+                };
+                let gk = gen_scan_with(prog, k, op, cfg.for_acc(*acc)).expect("generates");
+                assert_eq!(gk.arrays.last().map(|a| a.name.as_str()), Some("fut_trace"));
+                if let Err(e) = nvrtc::compile(&gk.source, &gk.name, &nvrtc::options("sm_90")) {
+                    failures.push(format!("{name}+trace (min {min_blocks}): {e}"));
+                }
+            }
+        }
+    }
+    for (prog, _) in trace_cases()
+        .iter()
+        .filter(|(p, _)| p.kernels[0].op.space().dims.len() == 1)
+    {
+        let k = &prog.kernels[0];
+        let SegOp::Scan(op) = &k.op else {
+            panic!("not a scan")
+        };
+        let rk = gen_scan_rts(prog, k, op, 512, 16, 4).expect("generates");
+        if let Err(e) = nvrtc::compile(&rk.scan.source, &rk.scan.name, &nvrtc::options("sm_90")) {
+            failures.push(format!("rts: {e}"));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
 }

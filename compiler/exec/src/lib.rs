@@ -1,6 +1,7 @@
 //! Runs kernel-stage programs (`futhark_db::compile(.., IrStage::Kernels)`): a host-code
 //! executor over a [`Backend`] that runs the kernels, either the CPU reference backend
-//! ([`CpuBackend`], what CI tests lowering and optimisation with) or CUDA ([`CudaBackend`]).
+//! ([`CpuBackend`], what CI tests lowering and optimisation with) or CUDA (`CudaBackend`, with
+//! the `cuda` feature, on by default: without it nothing here links the CUDA runtime).
 //!
 //! Host code is interpreted statement by statement. Arrays are typed flat buffers with a
 //! shape; those made by kernels stay in the backend's memory and are copied to the host
@@ -9,6 +10,7 @@
 mod array_ops;
 mod backend;
 mod cpu;
+#[cfg(feature = "cuda")]
 mod cuda;
 mod entry;
 mod error;
@@ -16,13 +18,14 @@ mod host;
 mod host_ops;
 mod kernel_ops;
 mod multi;
+pub mod partition;
 mod prim;
-mod special;
 mod timed;
 mod value;
 
 pub use backend::{Backend, KernelProfile, PeerBackend, Stamp};
 pub use cpu::{CpuBackend, run_program as run_kernel_program};
+#[cfg(feature = "cuda")]
 pub use cuda::{CudaBackend, CudaDevice, cuda_unavailable_reason, gpus_from_env};
 pub use error::{ExecError, Result};
 pub use host::Executor;

@@ -407,6 +407,7 @@ fn entry_arguments_are_checked() {
     assert!(matches!(r, Err(ExecError::Args(_))));
 }
 
+#[cfg(feature = "cuda")]
 #[test]
 fn cuda_backend_says_why_it_cannot_run() {
     // Without a driver (CI), opening fails with the reason instead of panicking.

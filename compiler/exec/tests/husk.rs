@@ -1,11 +1,11 @@
 //! The husk transform (`futhark_ir::husk`) checked by running it: a kernel program split over
-//! G = 1..4 devices by `futhark_cuda::partition`, each piece run on the CPU backend on its
+//! G = 1..4 devices by `futhark_exec::partition`, each piece run on the CPU backend on its
 //! rows, and the pieces' results combined as the husk says, must equal the unsplit program's
 //! result for every size, including fewer rows than devices.
 
 use std::rc::Rc;
 
-use futhark_cuda::partition::split_rows;
+use futhark_exec::partition::split_rows;
 use futhark_exec::run_kernel_program;
 use futhark_ir::husk::{Combine, husk};
 use futhark_ir::{

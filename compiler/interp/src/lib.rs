@@ -21,7 +21,6 @@ pub mod intrinsics;
 pub mod ir;
 pub mod kernels;
 pub mod lower;
-pub mod math;
 pub mod overloaded;
 pub mod prim;
 pub mod prim_fns;

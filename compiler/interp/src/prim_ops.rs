@@ -9,8 +9,8 @@
 
 use half::f16;
 
-use crate::math;
 use crate::prim::Prim;
+use futhark_values::special;
 
 /// Binary integer operations; operands and result share one integer type.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -457,10 +457,10 @@ macro_rules! float_impl {
                     FloatUn::Asinh => x.asinh(),
                     FloatUn::Acosh => x.acosh(),
                     FloatUn::Atanh => x.atanh(),
-                    FloatUn::Gamma => math::gamma(x as f64) as $t,
-                    FloatUn::Lgamma => math::lgamma(x as f64) as $t,
-                    FloatUn::Erf => math::erf(x as f64) as $t,
-                    FloatUn::Erfc => math::erfc(x as f64) as $t,
+                    FloatUn::Gamma => special::gamma(x as f64) as $t,
+                    FloatUn::Lgamma => special::lgamma(x as f64) as $t,
+                    FloatUn::Erf => special::erf(x as f64) as $t,
+                    FloatUn::Erfc => special::erfc(x as f64) as $t,
                     FloatUn::Round => x.round_ties_even(),
                     FloatUn::Ceil => x.ceil(),
                     FloatUn::Floor => x.floor(),

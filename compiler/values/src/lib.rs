@@ -27,6 +27,7 @@ mod error;
 mod file;
 mod prim;
 mod random;
+pub mod special;
 mod text_read;
 mod text_write;
 mod value;

@@ -23,7 +23,7 @@
 use std::collections::HashMap;
 use std::ops::Range;
 
-use futhark_cuda::partition::split_rows;
+use crate::partition::split_rows;
 
 use crate::backend::{PeerBackend, Stamp};
 use crate::error::Result;

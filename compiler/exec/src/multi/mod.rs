@@ -33,7 +33,7 @@ use std::ops::Range;
 use std::rc::Rc;
 use std::time::Instant;
 
-use futhark_cuda::partition::split_rows;
+use crate::partition::split_rows;
 use futhark_ir::husk::{Combine, Husk, husk};
 use futhark_ir::soacs::KernelDef;
 use futhark_ir::types::PrimType;

@@ -4,7 +4,7 @@
 use std::collections::HashSet;
 use std::fmt::Write;
 
-use futhark_cuda::{CodegenError, generate_program};
+use futhark_cuda_codegen::{CodegenError, generate_program};
 use futhark_db::IrStage;
 use futhark_ir::soacs::{Body, Exp, FunDef, KernelDef, Lambda, Program, Soac};
 

@@ -17,22 +17,8 @@
 //! accumulators use 32-bit flags beside separate aggregate and prefix arrays, ordered by
 //! `__threadfence` on both sides.
 //!
-//! Variants (`ScanConfig`, named in `SCAN_PRESETS`, the default is `SCAN_DEFAULT`): wider
-//! look-back steps read as coalesced 32-word windows, polling only the nearest predecessor,
-//! publishing the inclusive prefix from the look-back warp, CUB's order (warp 0 looks back
-//! after the aggregate, no extra warp), and staged loads (all of a thread's loads into
-//! registers first, unchecked in full tiles). On an H200 (2^28 f32) none of the look-back
-//! changes moved the time (1.57-1.69 ms, blocks live ~20 us whatever the look-back width), so
-//! the suspect is the load phase: per-element bounds checks between the loads and the shared
-//! stores can keep a thread's loads from being in flight together; `staged` tests that.
-//!
-//! Further variants for the next measurement: `wide-*` (CUB's `AgentScan` shape: 256 to
-//! 1024 threads, no look-back warp, warp 0 publishes and looks back, 16-byte vector loads and
-//! stores in full tiles, optional exponential backoff or CUB's fixed ~700 ns delay between
-//! polls, optionally `ld/st.relaxed.gpu` status accesses) and `*-expo` (exponential backoff
-//! on the look-back warp). `ScanConfig::trace` makes a kernel record per-tile event times
-//! (see [`TRACE_WORDS`]), `ScanConfig::skip_lookback` drops the look-back (a diagnostic, not
-//! a scan), and [`rts`] generates a three-kernel reduce-then-scan as a reference.
+//! Variants of the tile shape and the look-back (`ScanConfig`) and the named presets are in
+//! `config`; [`rts`] generates a three-kernel reduce-then-scan as a reference.
 //!
 //! Segmented scans use the same kernel with the segmented operator
 //! `(f1, x) ⊕ (f2, y) = (f1 || f2, f2 ? y : x ⊕ y)`, where the flag marks a segment start
@@ -40,7 +26,11 @@
 //! inclusive prefix immediately, since nothing before it matters to its successors. Tiny
 //! segments have a thread-per-segment entry as well.
 
+mod config;
 pub mod rts;
+#[cfg(test)]
+mod tests;
+mod warp;
 
 use std::fmt::Write;
 
@@ -51,294 +41,14 @@ use super::emit::{
     struct_layout,
 };
 use super::prims::{GRID_HEADER, VecPlan, typed_arrays, vec_plan};
-use super::{
-    ArrayParam, CodegenError, GeneratedKernel, LaunchPlan, ScanPlan, WARP_SCAN_ITEMS,
-    WARP_SCAN_MAX, open_entry,
+use super::{ArrayParam, CodegenError, GeneratedKernel, LaunchPlan, ScanPlan, open_entry};
+
+pub use config::{
+    SCAN_BLOCK, SCAN_DEFAULT, SCAN_LOOKBACK, SCAN_PRESETS, ScanConfig, TRACE_EVENTS, TRACE_WORDS,
+    items_per_thread,
 };
-
-/// Threads per block of the look-back kernel.
-pub const SCAN_BLOCK: u32 = 256;
-
-/// Windows of 32 status words the look-back warp reads per step (one coalesced load each).
-/// One is what the H200 sweep of 2026-11-22 measured fastest, with an older layout where a
-/// lane read `L` *consecutive* words (16x-256x the L2 requests of the coalesced windows now).
-pub const SCAN_LOOKBACK: u32 = 1;
-
-/// The named configuration `gen_scan` uses (see [`SCAN_PRESETS`]): switching the default is
-/// this one constant. `wide-b512-q24-delay` (CUB's shape: 512 threads x 24 items, 16-byte
-/// loads, warp 0 looks back after the aggregate, ~700 ns pause between polls) was the
-/// fastest of the sweep on an H200 on 2026-11-26: 0.724 ms for 2^28 f32, 71% of
-/// `cuMemcpyDtoD` (`base`: 0.791 ms, 65%), and passed every prims_bench check.
-pub const SCAN_DEFAULT: &str = "wide-b512-q24-delay";
-
-/// Items per thread: about 64 bytes of accumulators per thread, at most 16.
-pub fn items_per_thread(acc_size: usize) -> u32 {
-    (64 / acc_size.max(1)).clamp(1, 16) as u32
-}
-
-/// The tile shape, status layout and look-back strategy of the look-back kernel.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct ScanConfig {
-    /// Loading threads per block (a multiple of 32, at most 992); with `lookback_warp`, one
-    /// look-back warp is added.
-    pub block: u32,
-    /// Elements per loading thread.
-    pub items: u32,
-    /// Publish status and value in one 64-bit word when the accumulator fits in 4 bytes.
-    pub packed: bool,
-    /// Windows of 32 consecutive status words read per look-back step (each window one
-    /// coalesced warp load), so one round trip to L2 covers `32 * lookback` predecessors.
-    pub lookback: u32,
-    /// Nanoseconds to sleep before polling status words again (0: spin).
-    pub backoff_ns: u32,
-    /// Before reading a window, one lane polls only the nearest predecessor's status word
-    /// until it is set (one L2 request per poll instead of a whole window's).
-    pub poll_nearest: bool,
-    /// An extra warp looks back from the start of the block, while the tile loads. Without
-    /// it, warp 0 looks back after publishing the tile's aggregate (as CUB does).
-    pub lookback_warp: bool,
-    /// With `lookback_warp`: the look-back warp publishes the inclusive prefix as soon as it
-    /// has both the exclusive prefix and the aggregate (named barrier with warp 0), rather
-    /// than thread 0 after the block barrier.
-    pub early_publish: bool,
-    /// Minimum resident blocks per SM for `__launch_bounds__` (0: no hint).
-    pub min_blocks: u32,
-    /// Tile index = `blockIdx.x` instead of an atomic counter. Saves one L2 atomic before
-    /// the loads, but relies on blocks being dispatched in index order, which the CUDA
-    /// programming model does not promise (CUB relies on it): for measurement only.
-    pub block_order: bool,
-    /// Load the tile into registers first (straight-line code without bounds checks when
-    /// the tile is full), then into shared memory; likewise store without checks.
-    pub staged: bool,
-    /// With `staged`: full tiles whose arrays are 16-byte aligned read the body's inputs
-    /// and write the outputs with 16-byte vector accesses (thread `t`'s `s`-th step covers
-    /// elements `(s*B + t)*V ..+ V`, `V = 16 / smallest element size`), when `V` divides
-    /// the items per thread and the body reads its inputs at the flat index.
-    pub vector: bool,
-    /// Exponential backoff: with `backoff_ns > 0`, each poll sleeps `backoff_ns`, doubling
-    /// after every poll up to this many nanoseconds (0 or at most `backoff_ns`: fixed).
-    pub backoff_max_ns: u32,
-    /// Packed status words are read and written with `ld/st.relaxed.gpu` instead of
-    /// volatile accesses (which PTX treats as system scope).
-    pub relaxed: bool,
-    /// Diagnostic: the kernel takes one more array, `fut_trace` (after the program's arrays;
-    /// declared as bytes with the scan's shape), and records per tile `%globaltimer` and
-    /// `clock64` at the events of [`TRACE_EVENTS`] plus the SM, the block index, the
-    /// look-back's distance and polls ([`TRACE_WORDS`] `u64` per tile; tiles past
-    /// `n / (8 * TRACE_WORDS)` are not recorded).
-    pub trace: bool,
-    /// Diagnostic, wrong results: no look-back (every tile's exclusive prefix is the
-    /// neutral element; statuses are still published). Times the tile's own work without
-    /// waiting for predecessors, the ceiling of this tile design.
-    pub skip_lookback: bool,
-}
-
-/// `u64` words per tile of a trace (`ScanConfig::trace`): `[0, 7)` `%globaltimer` (ns) at
-/// each event of [`TRACE_EVENTS`], `[7, 14)` `clock64` at the same events, 14: SM id (low
-/// half) and `blockIdx.x` (high half), 15: tiles back to the closed prefix the look-back
-/// used (low half) and status polls (window reads and nearest-word reads, high half).
-pub const TRACE_WORDS: usize = 16;
-
-/// The events a trace records per tile, in order.
-pub const TRACE_EVENTS: [&str; 7] = [
-    "block start",
-    "tile id",
-    "loaded",
-    "aggregate published",
-    "look-back done",
-    "inclusive published",
-    "stores issued",
-];
-
-impl ScanConfig {
-    /// The kernel measured at 36% of copy bandwidth on an H200 (B=256, Q=16 for 4-byte
-    /// accumulators, packed status, look-back warp from block start, one window per step).
-    pub const BASE: ScanConfig = ScanConfig {
-        block: SCAN_BLOCK,
-        items: 16,
-        packed: true,
-        lookback: SCAN_LOOKBACK,
-        backoff_ns: 0,
-        poll_nearest: false,
-        lookback_warp: true,
-        early_publish: false,
-        min_blocks: 0,
-        block_order: false,
-        staged: false,
-        vector: false,
-        backoff_max_ns: 0,
-        relaxed: false,
-        trace: false,
-        skip_lookback: false,
-    };
-
-    /// The configuration `gen_scan` uses for an accumulator of `acc_size` bytes: the
-    /// preset [`SCAN_DEFAULT`] with its items per thread scaled to the accumulator size.
-    pub fn default_for(acc_size: usize) -> ScanConfig {
-        let p = ScanConfig::named(SCAN_DEFAULT).unwrap_or(ScanConfig::BASE);
-        p.for_acc(acc_size)
-    }
-
-    /// This configuration with `items` (given for 4-byte accumulators) scaled to keep the
-    /// bytes of accumulators per thread: `items * 4 / acc_size`, between 1 and `items`.
-    pub fn for_acc(self, acc_size: usize) -> ScanConfig {
-        let items = (self.items as usize * 4 / acc_size.max(1)).clamp(1, self.items as usize);
-        ScanConfig {
-            items: items as u32,
-            ..self
-        }
-    }
-
-    /// A preset by name (see [`SCAN_PRESETS`]).
-    pub fn named(name: &str) -> Option<ScanConfig> {
-        SCAN_PRESETS
-            .iter()
-            .find(|(n, _)| *n == name)
-            .map(|(_, c)| *c)
-    }
-}
-
-#[allow(clippy::too_many_arguments)]
-const fn preset(
-    block: u32,
-    items: u32,
-    lookback: u32,
-    poll_nearest: bool,
-    lookback_warp: bool,
-    early_publish: bool,
-    backoff_ns: u32,
-    staged: bool,
-) -> ScanConfig {
-    ScanConfig {
-        block,
-        items,
-        packed: true,
-        lookback,
-        backoff_ns,
-        poll_nearest,
-        lookback_warp,
-        early_publish,
-        min_blocks: 0,
-        block_order: false,
-        staged,
-        vector: false,
-        backoff_max_ns: 0,
-        relaxed: false,
-        trace: false,
-        skip_lookback: false,
-    }
-}
-
-/// A CUB-like tile (`AgentScan`): no look-back warp, warp 0 publishes the aggregate, looks
-/// back and publishes the inclusive prefix; staged loads with 16-byte vectors in full
-/// tiles; exponential backoff from `backoff_ns` to `backoff_max_ns` between polls.
-const fn wide(block: u32, items: u32, backoff_ns: u32, backoff_max_ns: u32) -> ScanConfig {
-    ScanConfig {
-        block,
-        items,
-        packed: true,
-        lookback: 1,
-        backoff_ns,
-        poll_nearest: false,
-        lookback_warp: false,
-        early_publish: false,
-        min_blocks: 0,
-        block_order: false,
-        staged: true,
-        vector: true,
-        backoff_max_ns,
-        relaxed: false,
-        trace: false,
-        skip_lookback: false,
-    }
-}
-
-/// Named configurations the benchmark sweeps (items are for 4-byte accumulators; the
-/// generator scales them by accumulator size). `w<k>` = `k` windows of 32 status words per
-/// look-back step, `near` = poll the nearest predecessor first, `early` = the look-back warp
-/// publishes the inclusive prefix itself, `cub` = no extra warp: warp 0 looks back after the
-/// tile's aggregate, `staged` = the tile's loads go to registers first (no bounds checks in
-/// full tiles) so that all of them are in flight at once, `expo` = exponential backoff between
-/// polls, `wide-b<B>-q<Q>` = `wide()` (CUB-like, 16-byte vectors).
-pub const SCAN_PRESETS: &[(&str, ScanConfig)] = &[
-    ("base", ScanConfig::BASE),
-    ("staged", preset(256, 16, 1, false, true, false, 0, true)),
-    ("near-early", preset(256, 16, 1, true, true, true, 0, false)),
-    (
-        "near-early-staged",
-        preset(256, 16, 1, true, true, true, 0, true),
-    ),
-    (
-        "w4-near-early",
-        preset(256, 16, 4, true, true, true, 0, false),
-    ),
-    (
-        "w4-near-early-staged",
-        preset(256, 16, 4, true, true, true, 0, true),
-    ),
-    (
-        "w8-near-early-staged",
-        preset(256, 16, 8, true, true, true, 0, true),
-    ),
-    (
-        "w4-near-early-staged-q8",
-        preset(256, 8, 4, true, true, true, 0, true),
-    ),
-    (
-        "w4-near-early-staged-q32",
-        preset(256, 32, 4, true, true, true, 0, true),
-    ),
-    (
-        "w4-near-early-staged-b128",
-        preset(128, 16, 4, true, true, true, 0, true),
-    ),
-    (
-        "w4-near-early-staged-b512",
-        preset(512, 16, 4, true, true, true, 0, true),
-    ),
-    (
-        "w4-near-early-staged-sleep",
-        preset(256, 16, 4, true, true, true, 100, true),
-    ),
-    ("cub-w1", preset(256, 16, 1, false, false, false, 0, false)),
-    (
-        "cub-w1-staged",
-        preset(256, 16, 1, false, false, false, 0, true),
-    ),
-    (
-        "cub-w4-near-staged",
-        preset(256, 16, 4, true, false, false, 0, true),
-    ),
-    (
-        "cub-w4-near-staged-b128",
-        preset(128, 16, 4, true, false, false, 0, true),
-    ),
-    // The look-back warp of `near-early-staged`, polling with exponential backoff (64 ns
-    // doubling to 2 us) so that ~900 waiting warps do not keep the status lines' L2 slices
-    // busy.
-    (
-        "near-early-staged-expo",
-        ScanConfig {
-            backoff_max_ns: 2048,
-            ..preset(256, 16, 1, true, true, true, 64, true)
-        },
-    ),
-    // CUB-like wide tiles (no look-back warp, float4 loads and stores). `wide-b256-q16` is
-    // `cub-w1-staged` with vector accesses only (isolates the vectors).
-    ("wide-b256-q16", wide(256, 16, 0, 0)),
-    ("wide-b512-q16", wide(512, 16, 0, 0)),
-    ("wide-b512-q16-expo", wide(512, 16, 64, 2048)),
-    (
-        "wide-b512-q16-expo-relaxed",
-        ScanConfig {
-            relaxed: true,
-            ..wide(512, 16, 64, 2048)
-        },
-    ),
-    // CUB's sm_90 f32 tuning sleeps a fixed ~700 ns between polls.
-    ("wide-b512-q24-delay", wide(512, 24, 700, 0)),
-    ("wide-b1024-q16-expo", wide(1024, 16, 64, 2048)),
-];
+pub use warp::warp_slot;
+use warp::{WarpScan, gen_warp_entry, warp_scan_call, warp_scan_defs};
 
 pub fn gen_scan(
     prog: &KernelProgram,
@@ -390,6 +100,7 @@ pub fn gen_scan_with(
     let seglen = size_exp(&inner);
 
     let mut src = operator_defs(prog, name, &scan.op, &scan.neutral);
+    src.push_str(&warp_scan_defs(name, segmented));
     let _ = writeln!(src, "#define {name}_PAD(i) ((i) + ((i) >> 5))");
     if packed {
         // Status (high half) and value bits (low half) in one word: a single 64-bit store
@@ -918,33 +629,9 @@ pub fn gen_scan_with(
     let _ = writeln!(src, "    }}");
     let _ = writeln!(src, "    {a} fut_inc = fut_x[{}];", q - 1);
     src.push_str(&sg("    bool fut_if = fut_bmask != 0u;\n"));
-    let combine_step = |val: &str, flag: &str, other: &str, oflag: &str| -> String {
-        if segmented {
-            format!(
-                "if (!{flag}) {val} = {}; {flag} = {flag} || {oflag};",
-                op(other, val)
-            )
-        } else {
-            format!("{val} = {};", op(other, val))
-        }
-    };
-    let _ = writeln!(
-        src,
-        "    #pragma unroll\n    for (unsigned fut_d = 1; fut_d < 32; fut_d <<= 1) {{"
-    );
-    let _ = writeln!(
-        src,
-        "      const {a} fut_o = {name}_shfl_up(fut_inc, fut_d);"
-    );
-    src.push_str(&sg(
-        "      const bool fut_of = fut_shfl_up(fut_if, fut_d);\n",
+    src.push_str(&warp_scan_call(
+        "fut_inc", "fut_if", name, segmented, "    ",
     ));
-    let _ = writeln!(
-        src,
-        "      if (fut_lane >= fut_d) {{ {} }}",
-        combine_step("fut_inc", "fut_if", "fut_o", "fut_of")
-    );
-    let _ = writeln!(src, "    }}");
     let _ = writeln!(
         src,
         "    if (fut_lane == 31) {{ fut_wsum[fut_warp] = fut_inc; {}}}",
@@ -970,23 +657,9 @@ pub fn gen_scan_with(
     src.push_str(&sg(&format!(
         "      bool fut_wf = fut_lane < {nw} ? fut_wflag[fut_lane] : false;\n"
     )));
-    let _ = writeln!(
-        src,
-        "      #pragma unroll\n      for (unsigned fut_d = 1; fut_d < 32; fut_d <<= 1) {{"
-    );
-    let _ = writeln!(
-        src,
-        "        const {a} fut_o = {name}_shfl_up(fut_w, fut_d);"
-    );
-    src.push_str(&sg(
-        "        const bool fut_of = fut_shfl_up(fut_wf, fut_d);\n",
+    src.push_str(&warp_scan_call(
+        "fut_w", "fut_wf", name, segmented, "      ",
     ));
-    let _ = writeln!(
-        src,
-        "        if (fut_lane >= fut_d) {{ {} }}",
-        combine_step("fut_w", "fut_wf", "fut_o", "fut_of")
-    );
-    let _ = writeln!(src, "      }}");
     let _ = writeln!(src, "      {a} fut_wx = {name}_shfl_up(fut_w, 1);");
     src.push_str(&sg("      bool fut_wxf = fut_shfl_up(fut_wf, 1);\n"));
     let _ = writeln!(
@@ -1304,113 +977,6 @@ pub fn gen_scan_with(
     Ok(gk)
 }
 
-/// Accumulators one warp of a segmented scan's warp entry keeps in shared memory: its
-/// whole segment, padded against bank conflicts like the tiles (`_PAD`).
-const WARP_SLOT_ELEMS: usize = WARP_SCAN_MAX as usize + WARP_SCAN_MAX as usize / 32;
-
-/// Bytes of shared memory one warp of a segmented scan's warp entry needs.
-pub fn warp_slot(acc_size: usize) -> usize {
-    WARP_SLOT_ELEMS * acc_size
-}
-
-/// What the warp entry of a segmented scan is generated from.
-struct WarpScan<'a> {
-    name: &'a str,
-    params: &'a str,
-    nseg: &'a str,
-    seglen: &'a str,
-    acc: &'a str,
-    ne: &'a str,
-}
-
-/// The warp entry of a segmented scan whose segments have at most [`WARP_SCAN_MAX`]
-/// elements: one warp per segment (grid-stride over segments). The warp evaluates its
-/// segment with consecutive lanes on consecutive elements into shared memory, each lane
-/// then scans [`WARP_SCAN_ITEMS`] consecutive elements in registers, the lanes' totals are
-/// scanned with shuffles, and the results go back through shared memory to coalesced
-/// stores. Segments are independent, so unlike the look-back kernel there is no tile
-/// counter or status to clear and no wait between blocks: a piece over some of the rows
-/// costs its share of the work.
-fn gen_warp_entry(
-    src: &mut String,
-    w: &WarpScan,
-    evaluate: &dyn Fn(&str, &mut String, usize),
-    store: &dyn Fn(&str, &str, &str) -> String,
-) {
-    let WarpScan {
-        name,
-        params,
-        nseg,
-        seglen,
-        acc: a,
-        ne,
-    } = *w;
-    let items = WARP_SCAN_ITEMS;
-    let op = |x: &str, y: &str| format!("{name}_op({x}, {y})");
-    open_entry(src, 256, &format!("{name}_warp({params})"));
-    let _ = writeln!(
-        src,
-        "  const i64 fut_nseg = {nseg}, fut_seglen = {seglen};\n  \
-         const unsigned fut_lane = threadIdx.x & 31;\n  \
-         {a}* fut_buf = ({a}*)fut_shared + (threadIdx.x >> 5) * {slot};\n  \
-         const i64 fut_nw = ((i64)gridDim.x * blockDim.x) >> 5;\n  \
-         const int fut_per = (int)((fut_seglen + 31) >> 5);",
-        slot = WARP_SLOT_ELEMS
-    );
-    let _ = writeln!(
-        src,
-        "  for (i64 fut_seg = ((i64)blockIdx.x * blockDim.x + threadIdx.x) >> 5; fut_seg < fut_nseg; fut_seg += fut_nw) {{"
-    );
-    let _ = writeln!(src, "    const i64 fut_s0 = fut_seg * fut_seglen;");
-    // Load: consecutive lanes, consecutive elements; past the segment's end, the neutral.
-    let _ = writeln!(
-        src,
-        "    #pragma unroll\n    for (int fut_k = 0; fut_k < {items}; fut_k++) {{"
-    );
-    let _ = writeln!(
-        src,
-        "      const int fut_i = fut_k * 32 + (int)fut_lane;\n      {a} fut_v = {ne};\n      if (fut_i < fut_seglen) {{\n        const i64 fut_f = fut_s0 + fut_i;"
-    );
-    evaluate("fut_f", src, 4);
-    let _ = writeln!(
-        src,
-        "      }}\n      fut_buf[{name}_PAD(fut_i)] = fut_v;\n    }}\n    __syncwarp();"
-    );
-    // Each lane's run of `fut_per` elements, scanned in registers.
-    let _ = writeln!(src, "    {a} fut_x[{items}];");
-    let _ = writeln!(
-        src,
-        "    #pragma unroll\n    for (int fut_k = 0; fut_k < {items}; fut_k++) if (fut_k < fut_per) fut_x[fut_k] = fut_buf[{name}_PAD((int)fut_lane * fut_per + fut_k)];"
-    );
-    let _ = writeln!(src, "    {a} fut_t = fut_x[0];");
-    let _ = writeln!(
-        src,
-        "    #pragma unroll\n    for (int fut_k = 1; fut_k < {items}; fut_k++) if (fut_k < fut_per) {{ fut_x[fut_k] = {}; fut_t = fut_x[fut_k]; }}",
-        op("fut_x[fut_k - 1]", "fut_x[fut_k]")
-    );
-    // The lanes' totals: inclusive shuffle scan, shifted to an exclusive prefix.
-    let _ = writeln!(
-        src,
-        "    #pragma unroll\n    for (unsigned fut_d = 1; fut_d < 32; fut_d <<= 1) {{\n      const {a} fut_o = {name}_shfl_up(fut_t, fut_d);\n      if (fut_lane >= fut_d) fut_t = {};\n    }}",
-        op("fut_o", "fut_t")
-    );
-    let _ = writeln!(
-        src,
-        "    const {a} fut_ex = {name}_shfl_up(fut_t, 1);\n    __syncwarp();"
-    );
-    let _ = writeln!(
-        src,
-        "    #pragma unroll\n    for (int fut_k = 0; fut_k < {items}; fut_k++) if (fut_k < fut_per) fut_buf[{name}_PAD((int)fut_lane * fut_per + fut_k)] = fut_lane == 0 ? fut_x[fut_k] : {};",
-        op("fut_ex", "fut_x[fut_k]")
-    );
-    let _ = writeln!(
-        src,
-        "    __syncwarp();\n    #pragma unroll\n    for (int fut_k = 0; fut_k < {items}; fut_k++) {{\n      const int fut_i = fut_k * 32 + (int)fut_lane;\n      if (fut_i < fut_seglen) {{\n        const i64 fut_f = fut_s0 + fut_i;\n        const {a} fut_y = fut_buf[{name}_PAD(fut_i)];"
-    );
-    src.push_str(&store("fut_y", "fut_f", "        "));
-    let _ = writeln!(src, "      }}\n    }}\n    __syncwarp();\n  }}\n}}");
-}
-
 /// The pointers of a vector plan's arrays or-ed together, for the 16-byte alignment test.
 fn vec_ptrs(vp: &VecPlan) -> String {
     vp.inputs
@@ -1419,131 +985,4 @@ fn vec_ptrs(vp: &VecPlan) -> String {
         .map(|(n, _)| format!("(u64)a_{n}"))
         .collect::<Vec<_>>()
         .join(" | ")
-}
-
-#[cfg(test)]
-mod tests {
-    use super::rts::gen_scan_rts;
-    use super::*;
-    use crate::runtime::nvrtc;
-    use crate::samples;
-    use futhark_ir::{BinOp, Lambda, PrimValue, SegOp};
-
-    /// NVRTC from the loader path or the `nvidia-cuda-nvrtc` wheel of `python3` (as the
-    /// integration tests find it); false when neither has it.
-    fn nvrtc_found() -> bool {
-        if nvrtc::available() {
-            return true;
-        }
-        let mut dirs: Vec<std::path::PathBuf> = Vec::new();
-        if let Ok(out) = std::process::Command::new("python3")
-            .args([
-                "-c",
-                "import nvidia, os; print(os.path.dirname(nvidia.__path__[0]))",
-            ])
-            .output()
-            && out.status.success()
-        {
-            let site = String::from_utf8_lossy(&out.stdout).trim().to_string();
-            dirs.push(std::path::PathBuf::from(site).join("nvidia/cu13/lib"));
-        }
-        if let Ok(extra) = std::env::var("FUTHARK_NVRTC_DIR") {
-            dirs.push(extra.into());
-        }
-        dirs.iter().any(|d| nvrtc::preload_from(d))
-    }
-
-    fn cases() -> Vec<(futhark_ir::KernelProgram, usize)> {
-        let (aff, aff_ne) = samples::affine_compose();
-        vec![
-            (
-                samples::scan(
-                    "s",
-                    Lambda::binop(BinOp::Add, PrimType::F32),
-                    vec![PrimValue::F32(0.0)],
-                    false,
-                ),
-                4,
-            ),
-            (
-                samples::scan(
-                    "s",
-                    Lambda::binop(BinOp::Add, PrimType::I32),
-                    vec![PrimValue::I32(0)],
-                    true,
-                ),
-                4,
-            ),
-            (samples::scan("s", aff, aff_ne, true), 8),
-        ]
-    }
-
-    /// The trace build (with and without launch bounds) of the presets it is used on, and
-    /// the reduce-then-scan kernels, compile with NVRTC for sm_90.
-    #[test]
-    fn trace_and_rts_compile() {
-        if !nvrtc_found() {
-            eprintln!("skipping: NVRTC not found");
-            return;
-        }
-        let mut failures = Vec::new();
-        for name in [
-            "base",
-            "cub-w1-staged",
-            "near-early-staged-expo",
-            "wide-b512-q16-expo-relaxed",
-        ] {
-            let preset = ScanConfig::named(name).expect("preset");
-            for (min_blocks, packed) in [(0, true), (4, true), (0, false)] {
-                let cfg = ScanConfig {
-                    trace: true,
-                    min_blocks,
-                    packed,
-                    ..preset
-                };
-                for (prog, acc) in &cases() {
-                    let k = &prog.kernels[0];
-                    let SegOp::Scan(op) = &k.op else {
-                        panic!("not a scan")
-                    };
-                    let gk = gen_scan_with(prog, k, op, cfg.for_acc(*acc)).expect("generates");
-                    assert_eq!(gk.arrays.last().map(|a| a.name.as_str()), Some("fut_trace"));
-                    if let Err(e) = nvrtc::compile(&gk.source, &gk.name, &nvrtc::options("sm_90")) {
-                        failures.push(format!("{name}+trace (min {min_blocks}): {e}"));
-                    }
-                }
-            }
-        }
-        for (prog, _) in cases()
-            .iter()
-            .filter(|(p, _)| p.kernels[0].op.space().dims.len() == 1)
-        {
-            let k = &prog.kernels[0];
-            let SegOp::Scan(op) = &k.op else {
-                panic!("not a scan")
-            };
-            let rk = gen_scan_rts(prog, k, op, 512, 16, 4).expect("generates");
-            if let Err(e) = nvrtc::compile(&rk.scan.source, &rk.scan.name, &nvrtc::options("sm_90"))
-            {
-                failures.push(format!("rts: {e}"));
-            }
-        }
-        assert!(failures.is_empty(), "{}", failures.join("\n"));
-    }
-
-    /// Presets without the new options generate what they did before them (spot check:
-    /// the trace, vector, relaxed and exponential-backoff code stays out).
-    #[test]
-    fn plain_presets_have_no_new_code() {
-        for (prog, acc) in &cases() {
-            let k = &prog.kernels[0];
-            let SegOp::Scan(op) = &k.op else {
-                panic!("not a scan")
-            };
-            let gk = gen_scan_with(prog, k, op, ScanConfig::BASE.for_acc(*acc)).expect("gen");
-            for s in ["fut_trace", "fut_vw_", "relaxed", "__nanosleep"] {
-                assert!(!gk.source.contains(s), "{s} in the base kernel");
-            }
-        }
-    }
 }

@@ -1,7 +1,7 @@
 //! Snapshot tests of generated CUDA for representative kernels (prelude omitted): a change to
 //! code generation shows up as a readable diff. Review with `cargo insta review`.
 
-use futhark_cuda::{generate_program, samples};
+use futhark_cuda_codegen::{generate_program, samples};
 use futhark_ir::{BinOp, Lambda, PrimType, PrimValue};
 
 fn cuda(p: futhark_ir::KernelProgram) -> String {

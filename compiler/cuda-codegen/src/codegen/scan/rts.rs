@@ -103,6 +103,7 @@ pub fn gen_scan_rts(
     let extra = "u32* __restrict__ fut_unused_counter, u64* __restrict__ fut_unused_status";
 
     let mut src = operator_defs(prog, name, &scan.op, &scan.neutral);
+    src.push_str(&super::warp::warp_scan_defs(name, false));
     let _ = writeln!(src, "#define {name}_PAD(i) ((i) + ((i) >> 5))");
 
     // Loads the tile at `fut_ts` into `fut_tile` (tile order, padded); neutral past the end.
@@ -299,17 +300,7 @@ pub fn gen_scan_rts(
             s,
             "      {a} fut_w = fut_lane < {nwarps} ? fut_wsum[fut_lane] : {ne};"
         );
-        let _ = writeln!(
-            s,
-            "      #pragma unroll\n      for (unsigned fut_d = 1; fut_d < 32; fut_d <<= 1) {{"
-        );
-        let _ = writeln!(s, "        const {a} fut_o = {name}_shfl_up(fut_w, fut_d);");
-        let _ = writeln!(
-            s,
-            "        if (fut_lane >= fut_d) fut_w = {};",
-            op("fut_o", "fut_w")
-        );
-        let _ = writeln!(s, "      }}");
+        let _ = writeln!(s, "      fut_w = {name}_warp_scan(fut_w, fut_lane);");
         let _ = writeln!(s, "      {a} fut_wx = {name}_shfl_up(fut_w, 1);");
         let _ = writeln!(s, "      if (fut_lane == 0) fut_wx = {ne};");
         let _ = writeln!(
@@ -323,17 +314,7 @@ pub fn gen_scan_rts(
     // Inclusive warp scan of `fut_inc`; the warp's total to `fut_wsum[fut_warp]`, the
     // lanes-before prefix to `fut_wex`.
     let warp_scan = |s: &mut String| {
-        let _ = writeln!(
-            s,
-            "    #pragma unroll\n    for (unsigned fut_d = 1; fut_d < 32; fut_d <<= 1) {{"
-        );
-        let _ = writeln!(s, "      const {a} fut_o = {name}_shfl_up(fut_inc, fut_d);");
-        let _ = writeln!(
-            s,
-            "      if (fut_lane >= fut_d) fut_inc = {};",
-            op("fut_o", "fut_inc")
-        );
-        let _ = writeln!(s, "    }}");
+        let _ = writeln!(s, "    fut_inc = {name}_warp_scan(fut_inc, fut_lane);");
         let _ = writeln!(s, "    if (fut_lane == 31) fut_wsum[fut_warp] = fut_inc;");
         let _ = writeln!(s, "    {a} fut_wex = {name}_shfl_up(fut_inc, 1);");
         let _ = writeln!(s, "    if (fut_lane == 0) fut_wex = {ne};");
