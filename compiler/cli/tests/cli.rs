@@ -394,6 +394,49 @@ fn run_on_the_ir_backend_matches_the_interpreter() {
     assert_eq!(stdout(&ir), stdout(&interp));
 }
 
+#[test]
+fn compiled_entry_points_check_the_sizes_their_types_give() {
+    let dir = scratch("entry-sizes");
+    let write = |name: &str, src: &str| {
+        let p = dir.join(name);
+        std::fs::write(&p, src).expect("write");
+        p.to_string_lossy().into_owned()
+    };
+    let shared = write(
+        "shared.fut",
+        "entry main [n] (xs: [n]i32) (ys: [n]i32) = map2 (+) xs ys\n",
+    );
+    let by_param = write("param.fut", "entry main (x: i64) (_: [x + 1]i32) = x\n");
+    let lit = write("lit.fut", "entry main (xs: [2]i32) = xs\n");
+    // A shared size: as the interpreter reports it, at the same place.
+    let ir = futhark(&["run", "--backend", "ir", &shared], b"[1,2] [1,2,3]");
+    let interp = futhark(&["run", "--backend", "interp", &shared], b"[1,2] [1,2,3]");
+    assert_eq!(ir.status.code(), Some(1), "{}", stderr(&ir));
+    assert_eq!(stderr(&ir), stderr(&interp));
+    assert!(stderr(&ir).contains("Sizes do not match: dimension of size 3 where 2 was expected"));
+    // Sizes given by a parameter or a literal: the compiled entry point's own checks.
+    for (prog, input, want) in [
+        (
+            &by_param,
+            "1i64 [1,2,3]",
+            "invalid size of argument 2 (of type [x + 1]i32): 3 where 2 was expected.",
+        ),
+        (
+            &lit,
+            "[1,2,3]",
+            "invalid size of argument 1 (of type [2]i32): 3 where 2 was expected.",
+        ),
+    ] {
+        let out = futhark(&["run", "--backend", "ir", prog], input.as_bytes());
+        assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+        assert!(stderr(&out).contains(want), "{}", stderr(&out));
+    }
+    // The same programs with fitting sizes run.
+    let out = futhark(&["run", "--backend", "ir", &by_param], b"1i64 [1,2]");
+    assert_eq!(stdout(&out).trim(), "1i64", "{}", stderr(&out));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 // ---------------------------------------------------------------------------------------------
 // dataset
 

@@ -205,7 +205,7 @@ impl<'a> Lowerer<'a> {
     }
 
     /// A checker size term, evaluated in the context it was written in.
-    fn eval_size(&mut self, s: &CSize, ctx: &Ctx<'a>, span: Span) -> LResult<SubExp> {
+    pub(crate) fn eval_size(&mut self, s: &CSize, ctx: &Ctx<'a>, span: Span) -> LResult<SubExp> {
         let v = match s {
             CSize::Lit(k) => return Ok(SubExp::i64(*k)),
             CSize::Var(v) => match ctx

@@ -17,13 +17,15 @@ use crate::error::{LResult, LowerError};
 use crate::modenv::{Binding, Env, Found};
 use crate::state::Lowerer;
 use crate::types::prim;
-use crate::value::Value;
+use crate::value::{Ctx, Value};
 
 /// One IR input made for an entry parameter: the parameter and, per dimension, the
 /// checker's size for it.
 struct Input {
     param: Param,
     sizes: Vec<CSize>,
+    /// The entry parameter it belongs to.
+    of: usize,
 }
 
 impl<'a> Lowerer<'a> {
@@ -38,28 +40,55 @@ impl<'a> Lowerer<'a> {
         let mut inputs: Vec<Input> = Vec::new();
         let mut args = Vec::new();
         let mut counts = Vec::new();
-        for p in &e.params {
+        for (i, p) in e.params.iter().enumerate() {
             let before = inputs.len();
             let v =
                 self.entry_input(&p.ty, &mut Vec::new(), &mut size_params, &mut inputs, span)?;
+            inputs[before..].iter_mut().for_each(|input| input.of = i);
             counts.push(inputs.len() - before);
             args.push(v);
         }
+        // Named `i64` parameters: sizes may be written in them (`(n: i64) (xs: [n]i32)`, also
+        // where the checker inferred it, or `[x + 1]`).
+        let mut scalars = Ctx::new(env.clone());
+        let mut scalar_names = Vec::new();
+        for (p, v) in e.params.iter().zip(&args) {
+            if let (Some(name), CType::Prim(futhark_check::types::PrimType::I64)) = (&p.name, &p.ty)
+            {
+                scalars = scalars.bind(name, v.clone());
+                scalar_names.push(name.to_string());
+            }
+        }
         let (stms, result) = self.block(|this| {
-            // Dimensions with the same size variable must agree; literal sizes must match.
+            // Dimensions with the same size variable must agree; literal sizes, sizes that are
+            // parameters and sizes computed from them must match.
             let mut canon: HashMap<u64, SubExp> = HashMap::new();
             let mut fixed: HashMap<String, SubExp> = HashMap::new();
             for input in &inputs {
                 for (d, s) in input.param.ty.shape().iter().zip(&input.sizes) {
+                    let mut names_a_scalar = false;
+                    s.each_var(&mut |v| {
+                        names_a_scalar |= scalar_names.iter().any(|n| n == v.name());
+                    });
+                    // The interpreter checks a size variable's second use itself (and
+                    // the compiled entry point words it the same); the checks it does not
+                    // make (literal sizes, sizes given by parameters) are the compiled entry
+                    // point's own, worded as Futhark's compiled entry points word them.
+                    let interpreted = matches!(s, CSize::Var(v) if canon.contains_key(&v.id));
                     let want = match s {
-                        CSize::Var(v) => match canon.get(&v.id) {
-                            Some(c) => Some(c.clone()),
-                            None => {
-                                canon.insert(v.id, d.clone());
-                                None
-                            }
-                        },
+                        CSize::Var(v) if canon.contains_key(&v.id) => canon.get(&v.id).cloned(),
                         CSize::Lit(k) => Some(SubExp::i64(*k)),
+                        _ if names_a_scalar => {
+                            let w = this.eval_size(s, &scalars, span).ok();
+                            if let (CSize::Var(v), Some(w)) = (s, &w) {
+                                canon.insert(v.id, w.clone());
+                            }
+                            w
+                        }
+                        CSize::Var(v) => {
+                            canon.insert(v.id, d.clone());
+                            None
+                        }
                         _ => None,
                     };
                     if let (Some(w), Some(dn)) = (want, d.as_var()) {
@@ -68,19 +97,41 @@ impl<'a> Lowerer<'a> {
                             Type::Prim(PrimType::Bool),
                             IExp::CmpOp(CmpOp::Eq, d.clone(), w.clone()),
                         );
-                        let msg = futhark_ir::soacs::message::escape(&format!(
-                            "entry point `{}`: the input sizes do not match its type",
-                            e.name
-                        ));
-                        let args = Vec::new();
-                        this.emit(
-                            Pat::default(),
-                            IExp::Assert {
-                                cond: ok,
-                                msg,
-                                args,
-                            },
-                        );
+                        let dims = input.param.ty.shape();
+                        let (msg, args) = if interpreted {
+                            // As the interpreter words it, with the input's whole shape.
+                            let shape = "[{}]".repeat(dims.len());
+                            let msg = format!(
+                                "Sizes do not match: dimension of size {{}} where {{}} was expected (shape {shape})."
+                            );
+                            let mut args = vec![d.clone(), w.clone()];
+                            args.extend(dims.iter().cloned());
+                            (msg, args)
+                        } else {
+                            // Futhark's compiled entry points say "invalid size" here; ours
+                            // also say which argument and what was expected.
+                            let msg = format!(
+                                "entry point `{}`: invalid size of argument {} (of type {}): {{}} where {{}} was expected.",
+                                futhark_ir::soacs::message::escape(&e.name.to_string()),
+                                input.of + 1,
+                                futhark_ir::soacs::message::escape(
+                                    &e.params[input.of].ty.to_string()
+                                ),
+                            );
+                            (msg, vec![d.clone(), w.clone()])
+                        };
+                        // Located where the interpreter reports it: the entry's definition.
+                        let at = if interpreted { def.vb.span } else { span };
+                        this.located(at, |this| {
+                            this.emit(
+                                Pat::default(),
+                                IExp::Assert {
+                                    cond: ok,
+                                    msg,
+                                    args,
+                                },
+                            )
+                        });
                         fixed.insert(dn.clone(), w);
                     }
                 }
@@ -185,6 +236,7 @@ impl<'a> Lowerer<'a> {
                 inputs.push(Input {
                     param,
                     sizes: outer.clone(),
+                    of: 0,
                 });
                 Ok(v)
             }
