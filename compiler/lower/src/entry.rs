@@ -112,7 +112,7 @@ impl<'a> Lowerer<'a> {
                             // also say which argument and what was expected.
                             let msg = format!(
                                 "entry point `{}`: invalid size of argument {} (of type {}): {{}} where {{}} was expected.",
-                                futhark_ir::soacs::message::escape(&e.name.to_string()),
+                                futhark_ir::soacs::message::escape(e.name.as_ref()),
                                 input.of + 1,
                                 futhark_ir::soacs::message::escape(
                                     &e.params[input.of].ty.to_string()
