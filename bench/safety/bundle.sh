@@ -8,7 +8,7 @@ cd "$repo"
 target="${CARGO_TARGET_DIR:-$repo/target}"
 gpu="$repo/.gpu"
 cargo build --release -p futhark-rs -p futhark-repl -p futhark-jupyter
-mkdir -p "$gpu/bin"
+rm -rf "$gpu/bin"; mkdir -p "$gpu/bin"
 cp "$target/release/futhark-rs" "$target/release/futhark-repl" "$target/release/futhark-jupyter" "$gpu/bin/"
 # The CLI's test binary, for the GPU run of the checks' property test (`--ignored`).
 fuzz=$(cargo test --release -p futhark-rs --bin futhark-rs --no-run --message-format=json 2>/dev/null \

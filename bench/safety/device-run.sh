@@ -70,7 +70,9 @@ PY
 echo "error-case files: $(wc -l < /tmp/error-files.txt)"
 jobs=$(( $(nproc) - 2 ))
 for mode in interp cuda; do
-  xargs -a /tmp/error-files.txt timeout 300 $bin/futhark-rs test --mode $mode --timeout 60 -j $jobs \
+  # SPLIT=always: every kernel split over the visible GPUs (a failing piece on one GPU).
+  split=(); [[ $mode == cuda && -n "${SPLIT:-}" ]] && split=(--split "$SPLIT")
+  xargs -a /tmp/error-files.txt timeout 300 $bin/futhark-rs test --mode $mode "${split[@]}" --timeout 60 -j $jobs \
     --json "$out/errors-$mode.json" > "$out/errors-$mode.log" 2>&1
   echo "$mode: $(tail -1 "$out/errors-$mode.log")"
 done
