@@ -12,6 +12,7 @@ mkdir -p "$out"
 export NCCL_NVLS_ENABLE=0
 nvidia-smi --query-gpu=index,name,driver_version,memory.total --format=csv > "$out/gpus.txt" 2>&1
 ngpu=$(nvidia-smi -L | wc -l)
+jobs=$(( $(nproc) - 2 ))
 log="$out/e2e.txt"
 if [[ -z "${ONLY_CORPUS:-}" ]]; then
 [[ -z "${SKIP_E2E:-}" ]] && {
@@ -68,7 +69,6 @@ for d, _, fs in os.walk(root):
                 print(p)
 PY
 echo "error-case files: $(wc -l < /tmp/error-files.txt)"
-jobs=$(( $(nproc) - 2 ))
 for mode in interp cuda; do
   # SPLIT=always: every kernel split over the visible GPUs (a failing piece on one GPU).
   split=(); [[ $mode == cuda && -n "${SPLIT:-}" ]] && split=(--split "$SPLIT")
