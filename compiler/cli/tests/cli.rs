@@ -434,6 +434,18 @@ fn compiled_entry_points_check_the_sizes_their_types_give() {
     // The same programs with fitting sizes run.
     let out = futhark(&["run", "--backend", "ir", &by_param], b"1i64 [1,2]");
     assert_eq!(stdout(&out).trim(), "1i64", "{}", stderr(&out));
+    // A size the checker inferred for `xs` prints as `n` but is not the parameter `n`.
+    let concat = write(
+        "concat.fut",
+        "def main n xs ys : []i32 = xs ++ ys :> [n]i32\n",
+    );
+    let out = futhark(&["run", "--backend", "ir", &concat], b"3i64 [1] [2,3]");
+    assert_eq!(
+        stdout(&out).trim(),
+        "[1i32, 2i32, 3i32]",
+        "{}",
+        stderr(&out)
+    );
     let _ = std::fs::remove_dir_all(&dir);
 }
 

@@ -50,13 +50,21 @@ impl<'a> Lowerer<'a> {
         }
         // Named `i64` parameters: sizes may be written in them (`(n: i64) (xs: [n]i32)`, also
         // where the checker inferred it, or `[x + 1]`).
+        // Known by the checker's unique names: an inferred size may print as a parameter's
+        // name and be another variable.
         let mut scalars = Ctx::new(env.clone());
-        let mut scalar_names = Vec::new();
-        for (p, v) in e.params.iter().zip(&args) {
-            if let (Some(name), CType::Prim(futhark_check::types::PrimType::I64)) = (&p.name, &p.ty)
-            {
+        let mut scalar_ids = std::collections::HashSet::new();
+        for (i, (p, v)) in e.params.iter().zip(&args).enumerate() {
+            let (Some(name), CType::Prim(futhark_check::types::PrimType::I64)) = (&p.name, &p.ty)
+            else {
+                continue;
+            };
+            let Some(x) = def.vb.params.get(i).and_then(simple_name) else {
+                continue;
+            };
+            if let Some(r) = self.info(x.span)?.resolutions.get(&x.span) {
                 scalars = scalars.bind(name, v.clone());
-                scalar_names.push(name.to_string());
+                scalar_ids.insert(r.vname.id);
             }
         }
         let (stms, result) = self.block(|this| {
@@ -67,9 +75,7 @@ impl<'a> Lowerer<'a> {
             for input in &inputs {
                 for (d, s) in input.param.ty.shape().iter().zip(&input.sizes) {
                     let mut names_a_scalar = false;
-                    s.each_var(&mut |v| {
-                        names_a_scalar |= scalar_names.iter().any(|n| n == v.name());
-                    });
+                    s.each_var(&mut |v| names_a_scalar |= scalar_ids.contains(&v.id));
                     // The interpreter checks a size variable's second use itself (and
                     // the compiled entry point words it the same); the checks it does not
                     // make (literal sizes, sizes given by parameters) are the compiled entry
@@ -269,5 +275,15 @@ impl<'a> Lowerer<'a> {
                 Err(LowerError::internal(Some(span), "entry input type"))
             }
         }
+    }
+}
+
+/// The name a parameter pattern binds, where it binds one (`x`, `(x: t)`).
+fn simple_name(p: &futhark_syntax::ast::Pat) -> Option<&futhark_syntax::ast::Ident> {
+    use futhark_syntax::ast::PatKind;
+    match &p.kind {
+        PatKind::Id(x) => Some(x),
+        PatKind::Parens(q) | PatKind::Ascript(q, _) | PatKind::Attr(_, q) => simple_name(q),
+        _ => None,
     }
 }
