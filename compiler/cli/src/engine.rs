@@ -251,21 +251,13 @@ pub fn typecheck(db: &Database, file: File) -> Result<Vec<Diagnostic>, Unavailab
 
 /// Type-checks `file` and prepares it for running on the reference interpreter.
 ///
-/// The interpreter receives the program's files in dependency order (texts from the
-/// database, so editor buffers and test fixtures are seen as they are) and builds its own
-/// program from them with the checker's side tables.
+/// The interpreter's program is built from the database's parse and check results
+/// ([`futhark_db::interp_program`]): each file is checked once.
 pub fn load_interpreter(db: &Database, file: File) -> Result<Box<dyn Program>, LoadError> {
     let diags = typecheck(db, file)?;
     if diags.iter().any(Diagnostic::is_error) {
         return Err(LoadError::Compile(diags));
     }
-    let graph = futhark_db::import_graph(db, file);
-    let sources: Vec<(String, String)> = graph
-        .order
-        .iter()
-        .map(|f| (f.path(db).display().to_string(), f.text(db).clone()))
-        .collect();
-    let root = file.path(db).display().to_string();
     // A program the checker accepted but the interpreter cannot load is reported like a
     // compile error at the top of the file, with the interpreter's reason.
     let load_error = |message: String| {
@@ -276,9 +268,7 @@ pub fn load_interpreter(db: &Database, file: File) -> Result<Box<dyn Program>, L
             format!("the interpreter cannot load this program: {message}"),
         )])
     };
-    let checked =
-        futhark_interp::checked::check_sources(futhark_db::check_context(), sources, &root)
-            .map_err(load_error)?;
+    let checked = futhark_db::interp_program(db, file);
     let locations = checked.program.clone();
     let interp =
         futhark_interp::Interpreter::new(checked.program).map_err(|e| load_error(e.message))?;

@@ -6,6 +6,7 @@
 
 mod database;
 mod files;
+mod interp;
 mod lower;
 mod queries;
 pub mod render;
@@ -13,6 +14,7 @@ mod typecheck;
 
 pub use database::{Database, ExecutionLog};
 pub use files::{Db, File};
+pub use interp::interp_program;
 pub use lower::{CompileError, IrStage, compile, lower_file};
 pub use queries::{
     Diag, ImportGraph, ResolvedImport, file_diagnostics, import_graph, imports, parse,

@@ -141,7 +141,7 @@ impl Session {
         let interrupt = Arc::new(AtomicBool::new(false));
         let mut db = Database::new();
         let root = db.set_file(program::EMPTY_ROOT, "");
-        let built = program::build(ctx, &db, root);
+        let built = program::build(&db, root);
         let worker = start_worker(built.program, interrupt.clone())?;
         let placement = place(options.backend, options.gpus, probe_gpus());
         let mut session = Session {
@@ -418,7 +418,7 @@ impl Session {
             };
             return Err(CellError::from_diagnostics(kind, errors));
         }
-        let built = program::build(self.ctx, &self.db, file);
+        let built = program::build(&self.db, file);
         let worker = start_worker(built.program, self.interrupt.clone())?;
         // The REPL sees everything the file defines, `local` names included, so the file's
         // declarations are checked as one cell rather than as a file's exports.
@@ -459,7 +459,7 @@ impl Session {
             None => {
                 let start = Instant::now();
                 let root = self.db.set_file(program::EMPTY_ROOT, "");
-                let built = program::build(self.ctx, &self.db, root);
+                let built = program::build(&self.db, root);
                 self.worker = start_worker(built.program, self.interrupt.clone())?;
                 self.scope = Arc::new(self.ctx.initial_scope());
                 self.defs = built.defs;
