@@ -5,12 +5,12 @@
 //! directly.
 
 use std::collections::HashMap;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use futhark_check::{
-    CheckContext, CheckedFile, DefKind, Size, TParam, Type, TypeInfo, VName,
+    CheckContext, CheckedFile, DefInfo, DefKind, Size, TParam, Type, TypeInfo, VName,
 };
-use futhark_syntax::{Diagnostic, FileId, Severity};
+use futhark_syntax::{Diagnostic, FileId, Severity, Span};
 use futhark_values::PrimType;
 
 use crate::program::{Program, SizeExpr, SourceUnit, TypeHints};
@@ -50,12 +50,10 @@ pub struct CheckedUnit<'a> {
 pub fn from_checked(ctx: &CheckContext, units: &[CheckedUnit<'_>], root: &str) -> Checked {
     let mut prog = Program::default();
     prog.files.extend(prelude_units(ctx));
-    let mut hints = TypeHints::default();
-    absorb(
-        &mut hints,
-        &ctx.prelude_info().literal_types,
-        &ctx.prelude_info().empty_array_rows,
-    );
+    let mut hints = TypeHints {
+        prelude: Some(prelude_hints(ctx).clone()),
+        ..TypeHints::default()
+    };
     let mut diagnostics = Vec::new();
     for u in units {
         prog.files.push(SourceUnit {
@@ -75,6 +73,19 @@ pub fn from_checked(ctx: &CheckContext, units: &[CheckedUnit<'_>], root: &str) -
         program: prog,
         diagnostics,
     }
+}
+
+/// The prelude's hints, computed once per process: the prelude's text and file ids are
+/// fixed, and hints hold no checker-specific names, so every context gives the same.
+fn prelude_hints(ctx: &CheckContext) -> &'static Arc<TypeHints> {
+    static HINTS: OnceLock<Arc<TypeHints>> = OnceLock::new();
+    HINTS.get_or_init(|| {
+        let info = ctx.prelude_info();
+        let mut hints = TypeHints::default();
+        size_args(&mut hints, info, &|s| info.defs.get(s));
+        absorb(&mut hints, &info.literal_types, &info.empty_array_rows);
+        Arc::new(hints)
+    })
 }
 
 /// The prelude's files, with the trees the checker parsed when it built `ctx`.
@@ -98,13 +109,15 @@ fn add_hints(
     results: &[(&str, &CheckedFile)],
     root: &str,
 ) {
-    let mut defs = ctx.prelude_info().defs.clone();
+    // A use may name a definition of any file of the program or of the prelude.
+    let lookup = |span: &Span| {
+        results
+            .iter()
+            .find_map(|(_, r)| r.info.defs.get(span))
+            .or_else(|| ctx.prelude_info().defs.get(span))
+    };
     for (_, r) in results {
-        defs.extend(r.info.defs.iter().map(|(k, v)| (*k, v.clone())));
-    }
-    size_args(hints, ctx.prelude_info(), &defs);
-    for (_, r) in results {
-        size_args(hints, &r.info, &defs);
+        size_args(hints, &r.info, &lookup);
     }
     for (path, r) in results {
         absorb(hints, &r.info.literal_types, &r.info.empty_array_rows);
@@ -120,8 +133,8 @@ fn add_hints(
 
 fn absorb(
     hints: &mut TypeHints,
-    lits: &HashMap<futhark_syntax::Span, futhark_check::PrimType>,
-    rows: &HashMap<futhark_syntax::Span, Type>,
+    lits: &HashMap<Span, futhark_check::PrimType>,
+    rows: &HashMap<Span, Type>,
 ) {
     for (span, t) in lits {
         if let Some(p) = prim(*t) {
@@ -134,16 +147,16 @@ fn absorb(
 }
 
 /// Records, for every use of a function with size parameters, the sizes inferred there.
-fn size_args(
+fn size_args<'d>(
     hints: &mut TypeHints,
     info: &TypeInfo,
-    defs: &HashMap<futhark_syntax::Span, futhark_check::DefInfo>,
+    defs: &dyn Fn(&Span) -> Option<&'d DefInfo>,
 ) {
     for (use_span, r) in &info.resolutions {
         if r.kind != DefKind::Value {
             continue;
         }
-        let Some(def) = r.span.and_then(|s| defs.get(&s)) else {
+        let Some(def) = r.span.and_then(|s| defs(&s)) else {
             continue;
         };
         let sizes: Vec<&VName> = def
@@ -262,13 +275,21 @@ pub fn desc(t: &Type) -> TypeDesc {
 }
 
 /// The hints of one checked REPL cell or expression (`info`), for
-/// [`crate::Session::add_hints`]. `ctx` supplies the prelude's definitions, which calls in
-/// the cell may refer to.
-pub fn hints_from_info(ctx: &CheckContext, info: &TypeInfo) -> TypeHints {
+/// [`crate::Session::add_hints`]. Calls in the cell may refer to definitions of the cell,
+/// of `defs` (earlier cells and loaded files) and of the prelude (from `ctx`).
+pub fn hints_from_info(
+    ctx: &CheckContext,
+    info: &TypeInfo,
+    defs: &HashMap<Span, DefInfo>,
+) -> TypeHints {
     let mut hints = TypeHints::default();
-    let mut defs = ctx.prelude_info().defs.clone();
-    defs.extend(info.defs.iter().map(|(k, v)| (*k, v.clone())));
-    size_args(&mut hints, info, &defs);
+    let lookup = |span: &Span| {
+        info.defs
+            .get(span)
+            .or_else(|| defs.get(span))
+            .or_else(|| ctx.prelude_info().defs.get(span))
+    };
+    size_args(&mut hints, info, &lookup);
     absorb(&mut hints, &info.literal_types, &info.empty_array_rows);
     hints
 }

@@ -36,6 +36,28 @@ pub struct TypeHints {
     /// that use (`unflatten`, `rep`, `split` take sizes from the context, not from argument
     /// shapes), by the span of the name.
     pub size_args: HashMap<Span, Vec<(String, SizeExpr)>>,
+    /// The prelude's facts, computed once per process and shared by every program; looked
+    /// up after the maps above (spans never overlap: the prelude has its own file ids).
+    pub prelude: Option<Arc<TypeHints>>,
+}
+
+impl TypeHints {
+    /// The type of the literal at `span`.
+    pub fn literal_type(&self, span: &Span) -> Option<PrimType> {
+        (self.literal_types.get(span).copied())
+            .or_else(|| self.prelude.as_ref()?.literal_types.get(span).copied())
+    }
+
+    /// The row type of the array literal at `span`.
+    pub fn array_row_type(&self, span: &Span) -> Option<&TypeDesc> {
+        (self.array_row_types.get(span))
+            .or_else(|| self.prelude.as_ref()?.array_row_types.get(span))
+    }
+
+    /// The size arguments inferred at the use at `span`.
+    pub fn size_args_at(&self, span: &Span) -> Option<&Vec<(String, SizeExpr)>> {
+        (self.size_args.get(span)).or_else(|| self.prelude.as_ref()?.size_args.get(span))
+    }
 }
 
 /// A size as the checker inferred it, over names in scope at the use.

@@ -394,10 +394,38 @@ impl Session {
     /// Loads a program, replacing everything defined so far. On failure the session is
     /// unchanged.
     pub fn load(&mut self, path: &Path) -> Result<LoadReport, CellError> {
-        let start = Instant::now();
         let text = std::fs::read_to_string(path).map_err(|e| {
             CellError::message(ErrorKind::Usage, format!("{}: {e}", path.display()))
         })?;
+        self.load_text(path, text)
+    }
+
+    /// Loads the program rooted at `root` whose files are given as texts (editor buffers,
+    /// saved or not): they become the database's inputs, so nothing is read from or written
+    /// to disk for them; imports not among `files` are read from disk. On failure the
+    /// session is unchanged, apart from knowing the texts.
+    pub fn load_sources(
+        &mut self,
+        root: &Path,
+        files: &[(PathBuf, String)],
+    ) -> Result<LoadReport, CellError> {
+        let mut root_text = None;
+        for (path, text) in files {
+            if path == root {
+                root_text = Some(text.clone());
+            } else {
+                self.db.set_file(path, text.clone());
+            }
+        }
+        match root_text {
+            Some(text) => self.load_text(root, text),
+            None => self.load(root),
+        }
+    }
+
+    /// Loads `text` as the program's root file at `path`.
+    fn load_text(&mut self, path: &Path, text: String) -> Result<LoadReport, CellError> {
+        let start = Instant::now();
         let file = self.db.set_file(path, text);
         let mut errors = Vec::new();
         let mut warnings = Vec::new();

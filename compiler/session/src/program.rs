@@ -26,21 +26,7 @@ pub struct Built {
 
 /// The interpreter's facts about checked code (`info`), calls into `defs` included.
 pub fn hints_for(ctx: &CheckContext, info: &TypeInfo, defs: &Defs) -> TypeHints {
-    if defs.is_empty() {
-        return futhark_interp::checked::hints_from_info(ctx, info);
-    }
-    let mut with_defs = TypeInfo {
-        defs: defs.clone(),
-        ..TypeInfo::default()
-    };
-    with_defs
-        .defs
-        .extend(info.defs.iter().map(|(k, v)| (*k, v.clone())));
-    with_defs.exp_types = info.exp_types.clone();
-    with_defs.literal_types = info.literal_types.clone();
-    with_defs.empty_array_rows = info.empty_array_rows.clone();
-    with_defs.resolutions = info.resolutions.clone();
-    futhark_interp::checked::hints_from_info(ctx, &with_defs)
+    futhark_interp::checked::hints_from_info(ctx, info, defs)
 }
 
 /// Moves the spans of `file` in `hints` right by `shift` bytes (for a text evaluated with a
@@ -71,6 +57,7 @@ pub fn shift_hints(hints: TypeHints, file: futhark_syntax::FileId, shift: u32) -
             .collect(),
         entry_params: hints.entry_params,
         entry_rets: hints.entry_rets,
+        prelude: hints.prelude,
     }
 }
 
