@@ -16,6 +16,7 @@ mod host;
 mod host_ops;
 mod kernel_ops;
 mod multi;
+mod open;
 mod prim;
 mod special;
 mod timed;
@@ -23,10 +24,12 @@ mod value;
 
 pub use backend::{Backend, KernelProfile, PeerBackend, Stamp};
 pub use cpu::{CpuBackend, run_program as run_kernel_program};
-pub use cuda::{CudaBackend, CudaDevice, cuda_unavailable_reason, gpus_from_env};
+pub use cuda::{CudaBackend, CudaDevice, cuda_unavailable_reason};
 pub use error::{ExecError, Result};
+pub use futhark_options::ExecOptions;
 pub use host::Executor;
 pub use multi::{Multi, MultiBuf, SplitPolicy};
+pub use open::{Opened, Target, UseBackend, open_backend};
 /// The data format's element type of a kernel element type.
 pub use prim::to_vtype as to_value_type;
 pub use value::{Array, Data, Val};

@@ -165,8 +165,8 @@ fn all_passes() -> Vec<Pass> {
 
 /// The standard pipeline up to and including the first pass called `name` (what
 /// `futhark-rs ir --pass NAME` shows), or `None` for an unknown name.
-pub fn pipeline_until(name: &str) -> Option<Vec<Pass>> {
-    let all = pipeline();
+pub fn pipeline_until(name: &str, options: &CompileOptions) -> Option<Vec<Pass>> {
+    let all = pipeline_for(options);
     let n = all.iter().position(|p| p.name == name)?;
     Some(all.into_iter().take(n + 1).collect())
 }

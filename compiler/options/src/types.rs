@@ -80,6 +80,9 @@ pub struct CudaOptions {
     /// Threads compiling a program's kernels (`FUTHARK_NVRTC_THREADS`; `None`: the
     /// machine's parallelism, at most 16).
     pub nvrtc_threads: Option<usize>,
+    /// Where compiled kernels are kept between runs (`$XDG_CACHE_HOME/futhark-rs/kernels`,
+    /// else `~/.cache/futhark-rs/kernels`; `None`: no disk cache).
+    pub kernel_cache: Option<PathBuf>,
 }
 
 impl Default for CudaOptions {
@@ -90,6 +93,7 @@ impl Default for CudaOptions {
             pdl: true,
             trace: None,
             nvrtc_threads: None,
+            kernel_cache: None,
         }
     }
 }
