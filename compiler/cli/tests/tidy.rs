@@ -133,7 +133,11 @@ fn only_the_database_parses_and_checks_program_files() {
     ];
     let owners = ["compiler/db/", "compiler/syntax/", "compiler/check/"];
     let sources = workspace_sources();
-    assert!(sources.len() > 20, "found only {} Rust files", sources.len());
+    assert!(
+        sources.len() > 20,
+        "found only {} Rust files",
+        sources.len()
+    );
     let mut offences = Vec::new();
     for (path, text) in &sources {
         if owners.iter().any(|o| path.starts_with(o)) {

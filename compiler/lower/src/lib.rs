@@ -93,7 +93,7 @@ pub fn lower_program<'a>(ctx: &'a CheckContext, files: &[SourceUnit<'a>], root: 
         inputs.insert(
             pf.file,
             Rc::new(FileInput {
-                ast: &**ast,
+                ast,
                 info: ctx.prelude_info(),
                 imports,
                 is_prelude: true,

@@ -115,7 +115,10 @@ mod tests {
     fn at(src: &str, needle: &str) -> Option<SourceDef> {
         let mut db = futhark_db::Database::new();
         let file = db.set_file("/t/origin.fut", src);
-        def_at(&futhark_db::parse(&db, file).file, src.find(needle).unwrap() as u32)
+        def_at(
+            &futhark_db::parse(&db, file).file,
+            src.find(needle).unwrap() as u32,
+        )
     }
 
     #[test]
