@@ -51,6 +51,8 @@ pub fn run(
     let options = Options {
         backend,
         gpus,
+        // The environment, read once at the edge.
+        base: futhark_options::from_env().0,
         ..Options::default()
     };
     runtime.block_on(serve(info, options))

@@ -98,6 +98,8 @@ fn main() -> ExitCode {
             options: futhark_session::Options {
                 backend,
                 gpus,
+                // The environment, read once at the edge.
+                base: futhark_options::from_env().0,
                 ..Default::default()
             },
         })

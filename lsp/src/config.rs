@@ -27,14 +27,15 @@ impl Default for Config {
 }
 
 impl Config {
-    /// The configuration from the initialisation options and the environment variable's
-    /// value; anything missing or malformed keeps its default.
-    pub fn from_options(options: Option<&Value>, env_timeout: Option<&str>) -> Config {
+    /// The configuration from the initialisation options and the environment's time limit
+    /// (`FUTHARK_LSP_RUN_TIMEOUT_MS`, read by `futhark_options::from_env`); anything
+    /// missing or malformed keeps its default.
+    pub fn from_options(options: Option<&Value>, env_timeout_ms: Option<u64>) -> Config {
         let ms = |v: Option<u64>| {
             v.filter(|&ms| ms > 0)
                 .map(|ms| Duration::from_millis(ms.min(MAX_RUN_TIMEOUT_MS)))
         };
-        let from_env = ms(env_timeout.and_then(|s| s.trim().parse().ok()));
+        let from_env = ms(env_timeout_ms);
         let from_options = ms(options.and_then(|o| o.get("runTimeoutMs")?.as_u64()));
         Config {
             run_timeout: from_options.or(from_env).unwrap_or(DEFAULT_RUN_TIMEOUT),
@@ -46,8 +47,8 @@ impl Config {
 
     /// The configuration for a client's options, with this process's environment.
     pub fn from_client(options: Option<&Value>) -> Config {
-        let env = std::env::var("FUTHARK_LSP_RUN_TIMEOUT_MS").ok();
-        Config::from_options(options, env.as_deref())
+        let env = futhark_options::from_env().0.face.lsp_run_timeout_ms;
+        Config::from_options(options, env)
     }
 }
 
@@ -62,10 +63,10 @@ mod tests {
             Config::from_options(None, None).run_timeout,
             DEFAULT_RUN_TIMEOUT
         );
-        let env = Config::from_options(None, Some("1500"));
+        let env = Config::from_options(None, Some(1500));
         assert_eq!(env.run_timeout, Duration::from_millis(1500));
         let opts = json!({"runTimeoutMs": 250, "runShowMessage": false});
-        let both = Config::from_options(Some(&opts), Some("1500"));
+        let both = Config::from_options(Some(&opts), Some(1500));
         assert_eq!(both.run_timeout, Duration::from_millis(250));
         assert!(!both.run_show_message);
     }
@@ -73,10 +74,7 @@ mod tests {
     #[test]
     fn malformed_values_keep_the_defaults() {
         let opts = json!({"runTimeoutMs": "soon", "runShowMessage": 3});
-        assert_eq!(
-            Config::from_options(Some(&opts), Some("x")),
-            Config::default()
-        );
+        assert_eq!(Config::from_options(Some(&opts), None), Config::default());
         let zero = json!({"runTimeoutMs": 0});
         assert_eq!(
             Config::from_options(Some(&zero), None).run_timeout,

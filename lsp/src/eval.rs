@@ -2,10 +2,9 @@
 //! [`futhark_session::Session`]: load the file, evaluate the expression, report the value
 //! and its type or the rendered error.
 //!
-//! The session loads programs from disk, but the editor's buffers may be unsaved. So the
-//! file and everything it imports are written, as the server sees them, to a scratch
-//! directory that mirrors their absolute paths (relative imports resolve as in the
-//! original); paths in messages are mapped back.
+//! The editor's buffers may be unsaved: the file and everything it imports are handed to
+//! the session as the server's database holds them (`Session::load_sources`), and become
+//! the session database's inputs under their own paths; nothing is written to disk.
 //!
 //! A time limit guards the server against an example that loops: a watchdog raises the
 //! session's interrupt flag once the limit has passed (and keeps raising it, as the worker
@@ -13,8 +12,7 @@
 //! later in case the interpreter does not notice.
 
 use std::panic::{AssertUnwindSafe, catch_unwind};
-use std::path::{Component, Path, PathBuf};
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::path::PathBuf;
 use std::sync::mpsc::{self, RecvTimeoutError};
 use std::time::{Duration, Instant};
 
@@ -218,31 +216,23 @@ pub fn evaluate(job: &Job, limit: Duration) -> Report {
 
 fn evaluate_in(job: &Job, limit: Duration, trace: &mut Vec<String>) -> Outcome {
     let start = Instant::now();
-    let scratch = match Scratch::write(&job.files) {
-        Ok(s) => s,
-        Err(e) => {
-            return usage(format!(
-                "cannot write the program to a scratch directory: {e}"
-            ));
-        }
-    };
     let options = Options {
         backend: BackendChoice::Interp,
         ..Options::default()
     };
     let mut session = match Session::new(options) {
         Ok(s) => s,
-        Err(e) => return error(&scratch, None, &e, ""),
+        Err(e) => return error(None, &e, ""),
     };
     let Some(remaining) = limit.checked_sub(start.elapsed()) else {
         return Outcome::TimedOut;
     };
     let dog = Watchdog::start(session.interrupter(), remaining);
-    if let Err(e) = session.load(&scratch.path_of(&job.root)) {
+    if let Err(e) = session.load_sources(&job.root, &job.files) {
         let timed_out = dog.stop();
         return match e.kind {
             ErrorKind::Interrupted if timed_out => Outcome::TimedOut,
-            _ => error(&scratch, Some(&session), &e, "the program has errors: "),
+            _ => error(Some(&session), &e, "the program has errors: "),
         };
     }
     let outcome = session.eval(&job.expr, &mut |line| trace.push(line.to_string()));
@@ -256,7 +246,7 @@ fn evaluate_in(job: &Job, limit: Duration, trace: &mut Vec<String>) -> Outcome {
             usage("`-- >>>` expects an expression, not declarations".to_string())
         }
         Err(e) if e.kind == ErrorKind::Interrupted && timed_out => Outcome::TimedOut,
-        Err(e) => error(&scratch, Some(&session), &e, ""),
+        Err(e) => error(Some(&session), &e, ""),
     }
 }
 
@@ -268,60 +258,15 @@ fn usage(message: String) -> Outcome {
     }
 }
 
-fn error(scratch: &Scratch, session: Option<&Session>, e: &CellError, prefix: &str) -> Outcome {
+fn error(session: Option<&Session>, e: &CellError, prefix: &str) -> Outcome {
     let rendered = match session {
         Some(s) => s.render_error(e, false),
         None => e.detail.clone().unwrap_or_else(|| e.summary.clone()),
     };
     Outcome::Error {
         kind: e.kind.ename(),
-        summary: format!("{prefix}{}", scratch.unmirror(&e.summary)),
-        rendered: format!("{prefix}{}", scratch.unmirror(&rendered)),
-    }
-}
-
-/// A scratch directory holding copies of a program's files under their absolute paths;
-/// removed when dropped.
-struct Scratch {
-    dir: PathBuf,
-}
-
-impl Scratch {
-    fn write(files: &[(PathBuf, String)]) -> std::io::Result<Scratch> {
-        static NEXT: AtomicU64 = AtomicU64::new(0);
-        let n = NEXT.fetch_add(1, Ordering::Relaxed);
-        let dir = std::env::temp_dir().join(format!("futhark-lsp-run-{}-{n}", std::process::id()));
-        let scratch = Scratch { dir };
-        for (path, text) in files {
-            let copy = scratch.path_of(path);
-            if let Some(parent) = copy.parent() {
-                std::fs::create_dir_all(parent)?;
-            }
-            std::fs::write(copy, text)?;
-        }
-        Ok(scratch)
-    }
-
-    /// Where the copy of `path` is.
-    fn path_of(&self, path: &Path) -> PathBuf {
-        let mut out = self.dir.clone();
-        for c in path.components() {
-            if let Component::Normal(part) = c {
-                out.push(part);
-            }
-        }
-        out
-    }
-
-    /// `text` with paths into the copies turned back into the originals.
-    fn unmirror(&self, text: &str) -> String {
-        text.replace(&*self.dir.to_string_lossy(), "")
-    }
-}
-
-impl Drop for Scratch {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.dir);
+        summary: format!("{prefix}{}", e.summary),
+        rendered: format!("{prefix}{rendered}"),
     }
 }
 
@@ -363,7 +308,12 @@ impl Watchdog {
 mod tests {
     use super::*;
 
-    fn job(dir: &Path, files: &[(&str, &str)], expr: &str, expected: Option<&str>) -> Job {
+    fn job(
+        dir: &std::path::Path,
+        files: &[(&str, &str)],
+        expr: &str,
+        expected: Option<&str>,
+    ) -> Job {
         Job {
             root: dir.join(files[0].0),
             files: files
@@ -377,7 +327,7 @@ mod tests {
 
     const LIMIT: Duration = Duration::from_secs(20);
 
-    // The paths need not exist: only the scratch copies are read.
+    // The paths need not exist: the session reads the texts given, never the disk.
     fn dir() -> PathBuf {
         PathBuf::from("/nonexistent/futhark-lsp-test")
     }
@@ -429,7 +379,6 @@ mod tests {
             rendered.contains("/nonexistent/futhark-lsp-test/main.fut"),
             "{rendered}"
         );
-        assert!(!rendered.contains("futhark-lsp-run-"), "{rendered}");
     }
 
     #[test]

@@ -74,9 +74,18 @@ impl Printer {
 pub fn run(args: Args) -> Result<ExitCode, ReplError> {
     let interactive = std::io::stdin().is_terminal();
     let color = !args.no_color && std::io::stdout().is_terminal();
+    // The environment's options, read once here at the edge (a malformed FUTHARK_GPUS is
+    // ignored: sessions open the GPUs `--gpus`/`:gpus` ask for, else all).
+    let (base, _) = futhark_options::from_env();
+    let history = args
+        .history
+        .clone()
+        .or_else(|| base.face.repl_history.clone())
+        .or_else(default_history);
     let session = Session::new(Options {
         backend: args.backend,
         gpus: args.gpus,
+        base,
         ..Options::default()
     })?;
     let session = Rc::new(RefCell::new(session));
@@ -109,7 +118,6 @@ pub fn run(args: Args) -> Result<ExitCode, ReplError> {
     editor.set_helper(Some(ReplHelper {
         session: session.clone(),
     }));
-    let history = args.history.clone().or_else(default_history);
     if let Some(h) = &history {
         let _ = editor.load_history(h);
     }
@@ -169,10 +177,8 @@ fn run_command(session: &mut Session, cmd: Command) -> futhark_session::CommandO
     commands::run(session, cmd, ':')
 }
 
+/// `~/.futhark-repl-history` (`FUTHARK_REPL_HISTORY`, through the options, comes first).
 fn default_history() -> Option<PathBuf> {
-    if let Some(p) = std::env::var_os("FUTHARK_REPL_HISTORY") {
-        return Some(PathBuf::from(p));
-    }
     std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".futhark-repl-history"))
 }
 

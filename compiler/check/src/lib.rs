@@ -55,6 +55,7 @@ pub struct CheckContext {
     prelude_env: Env,
     prelude_diagnostics: Vec<Diagnostic>,
     prelude_info: TypeInfo,
+    prelude_asts: Vec<(PreludeFile, Arc<SourceFile>)>,
     /// The intrinsics plus the prelude, built once: every file starts from a copy.
     initial: Env,
 }
@@ -80,12 +81,18 @@ impl CheckContext {
             prelude_env: loaded.env,
             prelude_diagnostics: loaded.diagnostics,
             prelude_info: loaded.info,
+            prelude_asts: loaded.asts,
         }
     }
 
     /// The embedded prelude sources with their virtual paths and file ids.
     pub fn prelude_files(&self) -> &[PreludeFile] {
         &self.prelude_files
+    }
+
+    /// The prelude's files with their parsed trees (parsed once, when the context is built).
+    pub fn prelude_asts(&self) -> &[(PreludeFile, Arc<SourceFile>)] {
+        &self.prelude_asts
     }
 
     /// Diagnostics from checking the prelude itself (empty when the prelude is healthy).

@@ -122,18 +122,21 @@ pub struct LoadedPrelude {
     pub env: Env,
     pub diagnostics: Vec<Diagnostic>,
     pub info: TypeInfo,
+    /// The parsed files, in the order of `files`: the interpreter and lowering evaluate
+    /// the prelude from these trees, so it is parsed once per process.
+    pub asts: Vec<(PreludeFile, Arc<futhark_syntax::ast::SourceFile>)>,
 }
 
 /// Parses and checks the prelude files in dependency order.
 pub fn load(intrinsics: &Intrinsics, files: &[PreludeFile]) -> LoadedPrelude {
-    let mut parsed: FxHashMap<String, (PreludeFile, futhark_syntax::ast::SourceFile)> =
+    let mut parsed: FxHashMap<String, (PreludeFile, Arc<futhark_syntax::ast::SourceFile>)> =
         FxHashMap::default();
     let mut diagnostics = Vec::new();
     for f in files {
         let p = futhark_syntax::parse(f.file, f.source);
         diagnostics.extend(p.errors);
         let key = f.path.trim_end_matches(".fut").to_string();
-        parsed.insert(key, (*f, p.file));
+        parsed.insert(key, (*f, Arc::new(p.file)));
     }
     let mut done: FxHashMap<String, Arc<FileScope>> = FxHashMap::default();
     let mut info = TypeInfo::default();
@@ -154,17 +157,25 @@ pub fn load(intrinsics: &Intrinsics, files: &[PreludeFile]) -> LoadedPrelude {
         .get("/prelude/prelude")
         .map(|s| s.env.clone())
         .unwrap_or_default();
+    let asts = files
+        .iter()
+        .filter_map(|f| {
+            let key = f.path.trim_end_matches(".fut");
+            parsed.get(key).map(|(_, ast)| (*f, ast.clone()))
+        })
+        .collect();
     LoadedPrelude {
         env,
         diagnostics,
         info,
+        asts,
     }
 }
 
 fn load_one(
     intrinsics: &Intrinsics,
     key: &str,
-    parsed: &FxHashMap<String, (PreludeFile, futhark_syntax::ast::SourceFile)>,
+    parsed: &FxHashMap<String, (PreludeFile, Arc<futhark_syntax::ast::SourceFile>)>,
     done: &mut FxHashMap<String, Arc<FileScope>>,
     diagnostics: &mut Vec<Diagnostic>,
     info: &mut TypeInfo,

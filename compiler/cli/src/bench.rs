@@ -8,7 +8,7 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use clap::Args;
-use futhark_db::{Database, Db};
+use futhark_db::Db;
 use futhark_testspec::{RunMode, TestSpec};
 use serde::Serialize;
 
@@ -69,7 +69,8 @@ struct EntryResult {
     datasets: BTreeMap<String, DatasetResult>,
 }
 
-pub fn run(args: BenchArgs) -> ExitCode {
+pub fn run(args: BenchArgs, mut options: futhark_options::Options) -> ExitCode {
+    options.compile.safety = futhark_options::Safety::from_unsafe(args.unsafe_checks);
     let (paths, path_errors) = crate::paths::collect_fut_files(&args.paths);
     for err in &path_errors {
         eprintln!("error: cannot read {err}");
@@ -79,7 +80,7 @@ pub fn run(args: BenchArgs) -> ExitCode {
     let mut results: BTreeMap<String, EntryResult> = BTreeMap::new();
     let mut failures = path_errors.len();
     for path in &paths {
-        failures += bench_file(&args, &run_mode, path, &mut results);
+        failures += bench_file(&args, &options, &run_mode, path, &mut results);
     }
     if let Some(json) = &args.json {
         let text = serde_json::to_string_pretty(&results).unwrap_or_default();
@@ -98,11 +99,12 @@ pub fn run(args: BenchArgs) -> ExitCode {
 /// Benchmarks every (entry, dataset) of one program; returns the number of failures.
 fn bench_file(
     args: &BenchArgs,
+    options: &futhark_options::Options,
     run_mode: &RunMode,
     path: &Path,
     results: &mut BTreeMap<String, EntryResult>,
 ) -> usize {
-    let db = Database::new();
+    let db = crate::engine::database(&options.compile);
     let Some(file) = db.load_file(path) else {
         eprintln!("error: cannot read {}", path.display());
         return 1;
@@ -124,8 +126,7 @@ fn bench_file(
     if runs.is_empty() && args.input.is_none() {
         return 0;
     }
-    let safety = crate::engine::Safety::from_unsafe(args.unsafe_checks);
-    let mut program = match crate::run::load(&db, file, args.backend, safety) {
+    let mut program = match crate::run::load(&db, file, args.backend, &options.exec) {
         Ok(program) => program,
         Err(LoadError::Compile(diags)) => {
             eprintln!("{}: does not compile", path.display());

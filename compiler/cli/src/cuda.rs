@@ -30,13 +30,14 @@ pub struct CudaArgs {
     pub unsafe_checks: bool,
 }
 
-pub fn run(args: CudaArgs) -> ExitCode {
-    let db = Database::new();
+pub fn run(args: CudaArgs, mut options: futhark_options::Options) -> ExitCode {
+    options.compile.safety = futhark_options::Safety::from_unsafe(args.unsafe_checks);
+    let mut db = Database::new();
+    db.set_compile_options(options.compile);
     let Some(file) = load(&db, &args.program) else {
         return ExitCode::FAILURE;
     };
     let prog = match compile(&db, file, IrStage::Kernels) {
-        Ok(p) if args.unsafe_checks => futhark_opt::strip_checks(p),
         Ok(p) => p,
         Err(e) => return Failure::Compile(e).report(&db, file),
     };

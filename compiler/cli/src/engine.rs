@@ -20,7 +20,8 @@ use std::time::{Duration, Instant};
 
 use futhark_db::{Database, File};
 pub use futhark_exec::KernelProfile;
-use futhark_exec::{CpuBackend, CudaBackend, Executor, Multi};
+use futhark_exec::{ExecOptions, Executor, Opened, Target, UseBackend};
+pub use futhark_options::CompileOptions;
 use futhark_syntax::Diagnostic;
 use futhark_values::Value;
 
@@ -113,37 +114,28 @@ pub trait Program {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ExecBackend {
     /// Kernels interpreted on the CPU (the reference for the GPU path), as many simulated
-    /// devices as `--gpus`/`FUTHARK_GPUS` say (split launches are checked this way).
+    /// devices as `ExecOptions::gpus` says (split launches are checked this way).
     Cpu,
-    /// Kernels on the NVIDIA GPUs (`--gpus`/`FUTHARK_GPUS` of them, else all).
+    /// Kernels on the NVIDIA GPUs (`ExecOptions::gpus` of them, else all).
     Cuda,
 }
 
-/// Whether compiled programs keep the run-time checks inside kernels (`--unsafe` drops
-/// them).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Safety {
-    Checked,
-    Unchecked,
+/// A database whose compilation uses `options` (the `--unsafe` and tuning switches of the
+/// command line and the environment).
+pub fn database(options: &CompileOptions) -> Database {
+    let mut db = Database::new();
+    db.set_compile_options(*options);
+    db
 }
 
-impl Safety {
-    pub fn from_unsafe(unsafe_checks: bool) -> Safety {
-        if unsafe_checks {
-            Safety::Unchecked
-        } else {
-            Safety::Checked
-        }
-    }
-}
-
-/// Compiles `file` to kernels and loads it on `backend`. Programs the GPU path cannot
-/// compile are `LoadError::Compile`, with the compiler's reason as the diagnostic.
+/// Compiles `file` to kernels (with the database's compile options) and loads it on
+/// `backend`, opened as `options` say. Programs the GPU path cannot compile are
+/// `LoadError::Compile`, with the compiler's reason as the diagnostic.
 pub fn load_compiled(
     db: &Database,
     file: File,
     backend: ExecBackend,
-    safety: Safety,
+    options: &ExecOptions,
 ) -> Result<Box<dyn Program>, LoadError> {
     let diags = typecheck(db, file)?;
     if diags.iter().any(Diagnostic::is_error) {
@@ -156,10 +148,6 @@ pub fn load_compiled(
     }
     let prog = futhark_db::compile(db, file, futhark_db::IrStage::Kernels)
         .map_err(|e| LoadError::Compile(e.diagnostics(db, file)))?;
-    let prog = match safety {
-        Safety::Checked => prog,
-        Safety::Unchecked => futhark_opt::strip_checks(prog),
-    };
     let load_error = |message: String| {
         let at = futhark_syntax::Span::new(file.id(db), 0, 0);
         LoadError::Compile(vec![Diagnostic::error(
@@ -171,30 +159,27 @@ pub fn load_compiled(
             ),
         )])
     };
-    match backend {
-        ExecBackend::Cpu => {
-            let devices = futhark_exec::gpus_from_env()
-                .map_err(|e| LoadError::NoDevice(e.to_string()))?
-                .unwrap_or(1);
-            let cpu = Multi::new((0..devices).map(|_| CpuBackend::new()).collect())
-                .map_err(|e| load_error(e.to_string()))?;
-            let exec = Executor::new(prog, cpu).map_err(|e| load_error(e.to_string()))?;
-            Ok(Box::new(CompiledProgram { exec }))
-        }
-        // The one-GPU backend alone, without the multi-GPU layer: the baseline the multi-GPU
-        // benchmark compares the 1-GPU path with (bench/multi/device-run.sh).
-        ExecBackend::Cuda if std::env::var_os("FUTHARK_BARE_DEVICE").is_some() => {
-            let gpu = futhark_exec::CudaDevice::open(0)
-                .map_err(|e| LoadError::NoDevice(e.to_string()))?;
-            let exec = Executor::new(prog, gpu).map_err(|e| load_error(e.to_string()))?;
-            Ok(Box::new(CompiledProgram { exec }))
-        }
-        ExecBackend::Cuda => {
-            let gpu =
-                CudaBackend::open_gpus(None).map_err(|e| LoadError::NoDevice(e.to_string()))?;
-            let exec = Executor::new(prog, gpu).map_err(|e| load_error(e.to_string()))?;
-            Ok(Box::new(CompiledProgram { exec }))
-        }
+    let target = match backend {
+        ExecBackend::Cpu => Target::Cpu,
+        ExecBackend::Cuda => Target::Cuda,
+    };
+    let opened = futhark_exec::open_backend(target, None, options, MakeProgram(prog));
+    match opened {
+        Ok(made) => made.map_err(|e| load_error(e.to_string())),
+        Err(e) if backend == ExecBackend::Cuda => Err(LoadError::NoDevice(e.to_string())),
+        Err(e) => Err(load_error(e.to_string())),
+    }
+}
+
+/// Builds an executor for a program on whatever backend was opened.
+struct MakeProgram(futhark_ir::soacs::Program);
+
+impl UseBackend for MakeProgram {
+    type Out = Result<Box<dyn Program>, futhark_exec::ExecError>;
+
+    fn with<B: futhark_exec::Backend + 'static>(self, backend: B, _: &Opened) -> Self::Out {
+        let exec = Executor::new(self.0, backend)?;
+        Ok(Box::new(CompiledProgram { exec }))
     }
 }
 
@@ -251,21 +236,13 @@ pub fn typecheck(db: &Database, file: File) -> Result<Vec<Diagnostic>, Unavailab
 
 /// Type-checks `file` and prepares it for running on the reference interpreter.
 ///
-/// The interpreter receives the program's files in dependency order (texts from the
-/// database, so editor buffers and test fixtures are seen as they are) and builds its own
-/// program from them with the checker's side tables.
+/// The interpreter's program is built from the database's parse and check results
+/// ([`futhark_db::interp_program`]): each file is checked once.
 pub fn load_interpreter(db: &Database, file: File) -> Result<Box<dyn Program>, LoadError> {
     let diags = typecheck(db, file)?;
     if diags.iter().any(Diagnostic::is_error) {
         return Err(LoadError::Compile(diags));
     }
-    let graph = futhark_db::import_graph(db, file);
-    let sources: Vec<(String, String)> = graph
-        .order
-        .iter()
-        .map(|f| (f.path(db).display().to_string(), f.text(db).clone()))
-        .collect();
-    let root = file.path(db).display().to_string();
     // A program the checker accepted but the interpreter cannot load is reported like a
     // compile error at the top of the file, with the interpreter's reason.
     let load_error = |message: String| {
@@ -276,9 +253,7 @@ pub fn load_interpreter(db: &Database, file: File) -> Result<Box<dyn Program>, L
             format!("the interpreter cannot load this program: {message}"),
         )])
     };
-    let checked =
-        futhark_interp::checked::check_sources(futhark_db::check_context(), sources, &root)
-            .map_err(load_error)?;
+    let checked = futhark_db::interp_program(db, file);
     let locations = checked.program.clone();
     let interp =
         futhark_interp::Interpreter::new(checked.program).map_err(|e| load_error(e.message))?;

@@ -47,8 +47,9 @@ pub struct IrArgs {
     pass: Option<String>,
 }
 
-pub fn run(args: IrArgs) -> ExitCode {
-    let db = Database::new();
+pub fn run(args: IrArgs, options: &futhark_options::Options) -> ExitCode {
+    let mut db = Database::new();
+    db.set_compile_options(options.compile);
     let Some(file) = load(&db, &args.program) else {
         return ExitCode::FAILURE;
     };
@@ -128,8 +129,12 @@ pub fn warn_if_no_entries(db: &dyn Db, file: File, prog: &Program) {
 
 /// The program after the first pass called `name`.
 fn compile_until(db: &dyn Db, file: File, name: &str) -> Result<Program, Failure> {
-    let Some(passes) = futhark_opt::pipeline_until(name) else {
-        let mut names: Vec<&str> = futhark_opt::pipeline().iter().map(|p| p.name).collect();
+    let options = db.settings().compile(db);
+    let Some(passes) = futhark_opt::pipeline_until(name, &options) else {
+        let mut names: Vec<&str> = futhark_opt::pipeline_for(&options)
+            .iter()
+            .map(|p| p.name)
+            .collect();
         names.dedup();
         let mut seen = std::collections::HashSet::new();
         names.retain(|n| seen.insert(*n));

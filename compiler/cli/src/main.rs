@@ -18,6 +18,7 @@ mod test;
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
+use futhark_options::SplitPolicy;
 
 #[derive(Parser)]
 #[command(
@@ -75,29 +76,32 @@ fn main() -> ExitCode {
         eprintln!("error: --gpus must be at least 1");
         return ExitCode::from(2);
     }
-    // The backends (and `test`'s worker processes) read these; set before any thread starts.
+    // The options of this run: the environment's, then the flags on top; handed down as
+    // values (and to `test`'s worker processes as flags).
+    let (mut options, env_error) = futhark_options::from_env();
+    if let Some(e) = env_error {
+        eprintln!("error: {e}");
+        return ExitCode::from(2);
+    }
     if let Some(n) = cli.gpus {
-        // SAFETY: no other thread exists yet.
-        unsafe { std::env::set_var("FUTHARK_GPUS", n.to_string()) };
+        options.exec.gpus = Some(n);
     }
     if let Some(split) = cli.split {
-        let when = match split {
-            Split::Auto => "auto",
-            Split::Always => "always",
-            Split::Never => "never",
+        options.exec.split = match split {
+            Split::Auto => SplitPolicy::Auto,
+            Split::Always => SplitPolicy::Always,
+            Split::Never => SplitPolicy::Never,
         };
-        // SAFETY: as above.
-        unsafe { std::env::set_var("FUTHARK_SPLIT", when) };
     }
     match cli.command {
         Command::Check(args) => check::run(args),
         Command::Fmt(args) => fmt::run(args),
-        Command::Test(args) => test::run(args),
-        Command::TestWorker(args) => test::run_worker(args),
+        Command::Test(args) => test::run(args, &options),
+        Command::TestWorker(args) => test::run_worker(args, options),
         Command::Dataset(args) => dataset::run(args),
-        Command::Run(args) => run::run(args),
-        Command::Bench(args) => bench::run(args),
-        Command::Ir(args) => ir::run(args),
-        Command::Cuda(args) => cuda::run(args),
+        Command::Run(args) => run::run(args, options),
+        Command::Bench(args) => bench::run(args, options),
+        Command::Ir(args) => ir::run(args, &options),
+        Command::Cuda(args) => cuda::run(args, options),
     }
 }

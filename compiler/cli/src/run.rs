@@ -14,7 +14,9 @@ use clap::{Args, ValueEnum};
 use futhark_db::{Database, Db, render};
 
 use crate::data::{self, Format, InputError};
-use crate::engine::{self, ExecBackend, LoadError, RunError, Safety, Unavailable};
+use futhark_options::{ExecOptions, Options, Safety};
+
+use crate::engine::{self, ExecBackend, LoadError, RunError, Unavailable};
 
 #[derive(Args)]
 pub struct RunArgs {
@@ -74,11 +76,12 @@ enum RunCommandError {
     Write(io::Error),
 }
 
-pub fn run(args: RunArgs) -> ExitCode {
+pub fn run(args: RunArgs, mut options: Options) -> ExitCode {
+    options.compile.safety = Safety::from_unsafe(args.unsafe_checks);
     // Deeply recursive programs need more stack than the main thread has.
     let worker = std::thread::Builder::new()
         .stack_size(512 << 20)
-        .spawn(move || run_program(&args));
+        .spawn(move || run_program(&args, &options));
     let result = match worker.map(|h| h.join()) {
         Ok(Ok(r)) => r,
         Ok(Err(_)) => {
@@ -116,13 +119,13 @@ pub(crate) fn load(
     db: &Database,
     file: futhark_db::File,
     backend: Backend,
-    safety: Safety,
+    exec: &ExecOptions,
 ) -> Result<Box<dyn engine::Program>, LoadError> {
     match backend {
         Backend::Interp => engine::load_interpreter(db, file),
-        Backend::Ir => engine::load_compiled(db, file, ExecBackend::Cpu, safety),
-        Backend::Cuda => engine::load_compiled(db, file, ExecBackend::Cuda, safety),
-        Backend::Auto => match engine::load_compiled(db, file, ExecBackend::Cuda, safety) {
+        Backend::Ir => engine::load_compiled(db, file, ExecBackend::Cpu, exec),
+        Backend::Cuda => engine::load_compiled(db, file, ExecBackend::Cuda, exec),
+        Backend::Auto => match engine::load_compiled(db, file, ExecBackend::Cuda, exec) {
             Ok(p) => Ok(p),
             Err(LoadError::NoDevice(reason)) => {
                 eprintln!("note: running on the interpreter: {reason}");
@@ -151,17 +154,12 @@ pub(crate) fn load(
     }
 }
 
-fn run_program(args: &RunArgs) -> Result<(), RunCommandError> {
-    let db = Database::new();
+fn run_program(args: &RunArgs, options: &Options) -> Result<(), RunCommandError> {
+    let db = engine::database(&options.compile);
     let file = db
         .load_file(&args.program)
         .ok_or_else(|| RunCommandError::Missing(args.program.clone()))?;
-    let mut program = match load(
-        &db,
-        file,
-        args.backend,
-        Safety::from_unsafe(args.unsafe_checks),
-    ) {
+    let mut program = match load(&db, file, args.backend, &options.exec) {
         Ok(p) => p,
         Err(LoadError::Unavailable(u)) => return Err(u.into()),
         Err(LoadError::NoDevice(reason)) => return Err(RunCommandError::NoDevice(reason)),

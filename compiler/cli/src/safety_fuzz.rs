@@ -7,7 +7,7 @@
 use futhark_db::Database;
 use futhark_values::{Value, read_values};
 
-use crate::engine::{self, ExecBackend, Safety};
+use crate::engine::{self, ExecBackend};
 
 /// A small deterministic generator (xorshift), enough to pick shapes and constants.
 struct Rng(u64);
@@ -147,7 +147,7 @@ fn agree(backend: ExecBackend, cases: usize) {
             // A drawn program the checker rejects (none should be) says nothing here.
             Err(_) => continue,
         };
-        let mut ir = match engine::load_compiled(&db, file, backend, Safety::Checked) {
+        let mut ir = match engine::load_compiled(&db, file, backend, &Default::default()) {
             Ok(p) => p,
             Err(e) => panic!("program {case} does not compile for the GPU path: {e:?}\n{src}"),
         };

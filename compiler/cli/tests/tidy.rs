@@ -157,3 +157,159 @@ fn ide_and_lsp_do_not_link_cudarc() {
         );
     }
 }
+
+/// The Rust files under the workspace's crates, with their paths relative to the root
+/// (`compiler/db/src/lib.rs`).
+fn workspace_sources() -> Vec<(String, String)> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let mut files = Vec::new();
+    for top in ["compiler", "lsp", "repl", "jupyter"] {
+        rust_files(&root.join(top), &mut files);
+    }
+    let root = root.canonicalize().unwrap_or(root);
+    files
+        .into_iter()
+        .map(|path| {
+            let text = std::fs::read_to_string(&path).unwrap_or_default();
+            let path = path.canonicalize().unwrap_or(path);
+            let rel = path.strip_prefix(&root).unwrap_or(&path);
+            (rel.display().to_string(), text)
+        })
+        .collect()
+}
+
+/// `text` with `//` comments removed (doc comments may name what code may not call); lines
+/// keep their numbers.
+fn strip_comments(text: &str) -> String {
+    text.lines()
+        .map(|line| line.find("//").map_or(line, |at| &line[..at]))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// The lines (from 1) where `code` names `item` of `path`: as `path::item` (a call, a
+/// function value) or in a `use` of it (`use path::item;`, `use path::{a, item}`, over
+/// several lines too); `item` as a whole word, so `parse` is not `parse_cell`.
+fn mentions(code: &str, path: &str, item: &str) -> Vec<usize> {
+    let whole = |s: &str| {
+        s.strip_prefix(item)
+            .is_some_and(|rest| !rest.starts_with(|c: char| c.is_alphanumeric() || c == '_'))
+    };
+    let prefix = format!("{path}::");
+    let mut lines = Vec::new();
+    for (at, _) in code.match_indices(&prefix) {
+        let rest = &code[at + prefix.len()..];
+        let hit = match rest.strip_prefix('{') {
+            Some(group) => {
+                let mut depth = 1;
+                let end = group
+                    .char_indices()
+                    .find(|&(_, c)| {
+                        depth += match c {
+                            '{' => 1,
+                            '}' => -1,
+                            _ => 0,
+                        };
+                        depth == 0
+                    })
+                    .map_or(group.len(), |(i, _)| i);
+                group[..end]
+                    .split([',', '{', '}'])
+                    .map(str::trim)
+                    .any(whole)
+            }
+            None => whole(rest),
+        };
+        if hit {
+            lines.push(code[..at].matches('\n').count() + 1);
+        }
+    }
+    lines
+}
+
+/// Every program the faces load is parsed and checked by the database's queries
+/// (`futhark_db::parse`, `check`, `interp_program`, `compile`), so no face parses or checks
+/// a file a second time: outside `compiler/db` (and the parser's and checker's own crates,
+/// their tests and examples), no code calls the whole-file entry points
+/// `futhark_syntax::parse`, `futhark_check::check_file`/`check_file_cached`, or builds a
+/// second checker context (`CheckContext::new`: it parses and checks the prelude). REPL
+/// cells and expressions (`parse_cell`, `parse_exp`, `check_decs_incremental`,
+/// `check_exp`) are not files.
+#[test]
+fn only_the_database_parses_and_checks_program_files() {
+    let forbidden = [
+        ("futhark_syntax", "parse"),
+        ("futhark_check", "check_file"),
+        ("futhark_check", "check_file_cached"),
+        ("CheckContext", "new"),
+        ("CheckContext", "default"),
+    ];
+    let owners = ["compiler/db/", "compiler/syntax/", "compiler/check/"];
+    let sources = workspace_sources();
+    assert!(
+        sources.len() > 20,
+        "found only {} Rust files",
+        sources.len()
+    );
+    let mut offences = Vec::new();
+    for (path, text) in &sources {
+        if owners.iter().any(|o| path.starts_with(o)) {
+            continue;
+        }
+        let code = strip_comments(text);
+        for (krate, item) in forbidden {
+            for n in mentions(&code, krate, item) {
+                offences.push(format!("{path}:{n}: {krate}::{item}"));
+            }
+        }
+    }
+    assert!(
+        offences.is_empty(),
+        "program files are parsed and checked by futhark-db's queries only; go through \
+         futhark_db (Database::set_file, parse, check, interp_program, compile):\n{}",
+        offences.join("\n")
+    );
+}
+
+/// Options are values: `FUTHARK_*` variables are read in exactly one module,
+/// `compiler/options/src/env.rs` (`futhark_options::from_env`), which each face calls at
+/// its edge, and no code sets or removes environment variables. Not counted: test and
+/// example code (`tests/`, `examples/`, a file's `#[cfg(test)]` module), whose harness
+/// settings (`FUTHARK_NVRTC_DIR`, `FUTHARK_SHARED`) are no options of the product. Faces
+/// may still read `NO_COLOR`, `HOME`, `XDG_*` and `JUPYTER_DATA_DIR` where they print or
+/// install; those are not options and are not checked here.
+#[test]
+fn futhark_variables_are_read_in_one_module() {
+    const HOME: &str = "compiler/options/src/env.rs";
+    let reads = ["var(\"FUTHARK_", "var_os(\"FUTHARK_"];
+    let writes = ["set_var(", "remove_var("];
+    let mut readers = std::collections::BTreeSet::new();
+    let mut writers = Vec::new();
+    for (path, text) in workspace_sources() {
+        if path.contains("/tests/") || path.contains("/examples/") {
+            continue;
+        }
+        // A test module sits at the end of its file: nothing after its attribute counts.
+        let product = text.split("#[cfg(test)]").next().unwrap_or_default();
+        for (i, code) in strip_comments(product).lines().enumerate() {
+            if reads.iter().any(|p| code.contains(p)) {
+                readers.insert(path.clone());
+            }
+            if writes.iter().any(|p| code.contains(p)) {
+                writers.push(format!("{path}:{}: {}", i + 1, code.trim()));
+            }
+        }
+    }
+    let readers: Vec<String> = readers.into_iter().collect();
+    assert_eq!(
+        readers,
+        [HOME],
+        "FUTHARK_* variables are read only by futhark_options::from_env ({HOME}); add the \
+         setting to futhark_options::Options and pass it down"
+    );
+    assert!(
+        writers.is_empty(),
+        "options travel as values, not through the environment:\n{}",
+        writers.join("\n")
+    );
+}

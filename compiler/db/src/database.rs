@@ -4,6 +4,7 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, PoisonError};
 
+use futhark_options::CompileOptions;
 use futhark_syntax::FileId;
 use salsa::Setter;
 
@@ -61,6 +62,8 @@ pub struct Database {
     registry: Arc<Mutex<Registry>>,
     log: ExecutionLog,
     check_caches: crate::CheckCaches,
+    /// Set once the storage exists (inputs are created through the database).
+    settings: Option<crate::Settings>,
 }
 
 impl Default for Database {
@@ -76,7 +79,10 @@ impl Default for Database {
             registry: Arc::default(),
             log,
             check_caches: Default::default(),
+            settings: None,
         };
+        let mut db = db;
+        db.settings = Some(crate::Settings::new(&db, CompileOptions::default()));
         db.register_prelude();
         db
     }
@@ -134,6 +140,19 @@ impl Database {
         }
     }
 
+    /// Sets the options compilation uses; only compilation re-runs (when they changed).
+    pub fn set_compile_options(&mut self, options: CompileOptions) {
+        let settings = self.settings();
+        if settings.compile(self) != options {
+            settings.set_compile(self).to(options);
+        }
+    }
+
+    /// The options compilation uses.
+    pub fn compile_options(&self) -> CompileOptions {
+        self.settings().compile(self)
+    }
+
     /// Forgets the file at `path` (deleted on disk, or a buffer closed for good): it leaves
     /// [`Db::files`], imports of it report `import-not-found` (only queries that read it
     /// re-run), and a later [`Database::set_file`] of the same path brings the same input
@@ -178,6 +197,14 @@ impl Db for Database {
 
     fn check_caches(&self) -> Option<&crate::CheckCaches> {
         Some(&self.check_caches)
+    }
+
+    fn settings(&self) -> crate::Settings {
+        match self.settings {
+            Some(s) => s,
+            // Only during construction, before anything can ask.
+            None => unreachable!("the settings input is created with the database"),
+        }
     }
 
     fn files(&self) -> Vec<File> {

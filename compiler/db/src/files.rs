@@ -35,6 +35,9 @@ pub trait Db: salsa::Database {
     /// and the prelude), in the order they were added.
     fn files(&self) -> Vec<File>;
 
+    /// The compile options, an input that compilation reads.
+    fn settings(&self) -> crate::Settings;
+
     /// Where the `check` query keeps what a re-check of a file can reuse (`None`: every
     /// check starts afresh).
     fn check_caches(&self) -> Option<&crate::CheckCaches> {

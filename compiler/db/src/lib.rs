@@ -1,23 +1,31 @@
 //! The salsa database every face of futhark-rs asks: source files are inputs, each compiler
-//! stage is a tracked query (`parse`, `imports`, `import_graph`, `check`), and diagnostics are plain data accumulated by the queries.
+//! stage is a tracked query (`parse`, `imports`, `import_graph`, `check`, `compiled`), the
+//! compile options are an input ([`Settings`]), and diagnostics are plain data accumulated
+//! by the queries. The interpreter's program is built from the same results
+//! ([`interp_program`]).
 //!
 //! **Invariant:** queries never fail; a missing file, a parse error or an import that cannot
 //! be resolved becomes a [`Diagnostic`](futhark_syntax::Diagnostic), never a panic.
 
 mod database;
 mod files;
+mod interp;
 mod lower;
 mod queries;
 pub mod render;
+mod settings;
 mod typecheck;
 
 pub use database::{Database, ExecutionLog};
 pub use files::{Db, File};
+pub use futhark_options::{CompileOptions, Safety};
+pub use interp::interp_program;
 pub use lower::{CompileError, IrStage, compile, lower_file};
 pub use queries::{
     Diag, ImportGraph, ResolvedImport, file_diagnostics, import_graph, imports, parse,
     resolve_import_path,
 };
+pub use settings::Settings;
 pub use typecheck::{
     CheckCaches, Checked, check, check_context, check_diagnostics, program_diagnostics,
 };

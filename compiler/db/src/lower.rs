@@ -3,13 +3,13 @@
 //! [`lower_file`] lowers the program rooted at a file (its imports included) to SOAC IR;
 //! [`compile`] runs the optimiser up to a chosen [`IrStage`]. Both read the database's
 //! parse and check results, so an editor buffer, a REPL cell or a test fixture is compiled
-//! exactly as it was checked. They are plain functions, not tracked queries: their result
-//! is recomputed on each call (lowering is fast next to checking, and the IR is not `Eq`
-//! cheaply).
+//! exactly as it was checked, with the compile options of the database's
+//! [`Settings`](crate::Settings) input. They are plain functions, not tracked queries (see
+//! [`compile`]).
 
 use futhark_ir::soacs::Program;
 use futhark_lower::{SourceUnit, lower_program};
-use futhark_opt::{PassError, pipeline, run_pipeline, soac_pipeline};
+use futhark_opt::{PassError, pipeline_for, run_pipeline, soac_pipeline};
 use futhark_syntax::{Diagnostic, Severity, Span};
 
 use crate::{Db, File, check, check_context, import_graph, imports, parse};
@@ -131,14 +131,19 @@ pub fn lower_file(db: &dyn Db, root: File) -> Result<Program, CompileError> {
         .ok_or(CompileError::Lower(lowered.diagnostics))
 }
 
-/// The program rooted at `root` compiled to `stage` (the IR checker runs after every pass
-/// in debug builds).
+/// The program rooted at `root` compiled to `stage` with the database's compile options,
+/// the [`Settings`](crate::Settings) input (the IR checker runs after every pass in debug
+/// builds). Changing the options re-runs no query: parsing and checking do not read them.
+///
+/// Not memoised yet: a query's result must be `Send`, and the IR's statement locations
+/// are `Rc<str>`.
 pub fn compile(db: &dyn Db, root: File, stage: IrStage) -> Result<Program, CompileError> {
+    let options = db.settings().compile(db);
     let prog = lower_file(db, root)?;
     let passes = match stage {
         IrStage::Soacs => return Ok(prog),
         IrStage::Fused => soac_pipeline(),
-        IrStage::Kernels => pipeline(),
+        IrStage::Kernels => pipeline_for(&options),
     };
     run_pipeline(prog, &passes, cfg!(debug_assertions)).map_err(CompileError::Pass)
 }

@@ -166,3 +166,36 @@ fn removing_a_file_drops_it_and_reports_its_importers() {
     assert!(db.files().contains(&lib));
     assert_eq!(imports(&db, main)[0].target, Some(lib));
 }
+
+#[test]
+fn changing_compile_options_reruns_compilation_only() {
+    use futhark_db::{CompileOptions, IrStage, Safety, compile};
+    let mut db = Database::new();
+    let main = db.set_file(
+        "/virtual/opts.fut",
+        "entry main (xs: []i32) (is: []i64) = map (\\i -> xs[i]) is\n",
+    );
+    let checked = compile(&db, main, IrStage::Kernels).unwrap().to_string();
+    db.log().enable();
+    db.set_compile_options(CompileOptions {
+        safety: Safety::Unchecked,
+        ..CompileOptions::default()
+    });
+    let unchecked = compile(&db, main, IrStage::Kernels).unwrap().to_string();
+    let runs = db.log().take();
+    assert!(
+        runs.iter()
+            .all(|r| !r.starts_with("parse(") && !r.starts_with("check(")),
+        "an option change re-ran {runs:?}"
+    );
+    assert_ne!(
+        checked, unchecked,
+        "--unsafe drops the kernel's bounds check"
+    );
+    // Setting the same options again changes nothing.
+    db.set_compile_options(db.compile_options());
+    assert_eq!(
+        compile(&db, main, IrStage::Kernels).unwrap().to_string(),
+        unchecked
+    );
+}

@@ -15,7 +15,7 @@ use futhark_db::{Database, Db, IrStage};
 
 fn main() {
     let mut args: Vec<String> = std::env::args().skip(1).collect();
-    let mut threads = nvrtc::compile_threads();
+    let mut threads = nvrtc::compile_threads(None);
     if let Some(i) = args.iter().position(|a| a == "--threads") {
         threads = args
             .get(i + 1)

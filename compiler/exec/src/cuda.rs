@@ -13,6 +13,7 @@ use futhark_cuda::{GeneratedKernel, generate_program};
 use futhark_ir::soacs::KernelDef;
 use futhark_ir::types::PrimType;
 use futhark_ir::{SegOp, Size};
+use futhark_options::ExecOptions;
 use futhark_values::Buffer;
 
 use crate::backend::{Backend, KernelProfile, PeerBackend, Stamp};
@@ -69,14 +70,6 @@ impl Drop for CudaBuf {
     }
 }
 
-/// Whether every copy out of a buffer makes its GPU wait for the copy at once (the old
-/// two-way ordering), rather than only work that overwrites the buffer:
-/// `FUTHARK_PEER_ORDER=both`, for comparisons.
-fn two_way_copies() -> bool {
-    static BOTH: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
-    *BOTH.get_or_init(|| std::env::var("FUTHARK_PEER_ORDER").is_ok_and(|v| v == "both"))
-}
-
 fn backend_err(e: impl std::fmt::Display) -> ExecError {
     ExecError::Backend(e.to_string())
 }
@@ -92,15 +85,24 @@ pub struct CudaDevice {
     /// Host-device transfers, for the profile.
     uploaded: u64,
     downloaded: u64,
+    /// Whether every copy out of a buffer makes its GPU wait for the copy at once (the old
+    /// two-way ordering), rather than only work that overwrites the buffer
+    /// (`ExecOptions::two_way_peer_copies`, for comparisons).
+    two_way_copies: bool,
 }
 
 impl CudaDevice {
-    /// Opens GPU `ordinal`, or says why CUDA is not usable.
+    /// Opens GPU `ordinal` with the default options, or says why CUDA is not usable.
     pub fn open(ordinal: usize) -> Result<CudaDevice> {
+        CudaDevice::open_with(ordinal, &ExecOptions::default())
+    }
+
+    /// Opens GPU `ordinal` with `options`' runtime switches.
+    pub fn open_with(ordinal: usize, options: &ExecOptions) -> Result<CudaDevice> {
         if let Some(reason) = cuda_unavailable_reason() {
             return Err(ExecError::Backend(reason));
         }
-        let gpu = Gpu::open(ordinal).map_err(backend_err)?;
+        let gpu = Gpu::open_with(ordinal, &options.cuda).map_err(backend_err)?;
         Ok(CudaDevice {
             gpu,
             generated: HashMap::new(),
@@ -108,6 +110,7 @@ impl CudaDevice {
             freed: Rc::new(RefCell::new(Vec::new())),
             uploaded: 0,
             downloaded: 0,
+            two_way_copies: options.two_way_peer_copies,
         })
     }
 
@@ -435,7 +438,7 @@ impl PeerBackend for CudaDevice {
                     )
                     .map_err(backend_err)?;
                 let done = self.gpu.mark().map_err(backend_err)?;
-                if two_way_copies() {
+                if self.two_way_copies {
                     peer.gpu.wait_for(&done).map_err(backend_err)
                 } else {
                     src.readers.borrow_mut().push(done);
@@ -483,21 +486,15 @@ impl Multi<CudaDevice> {
         Multi::new(vec![CudaDevice::open(ordinal)?])
     }
 
-    /// The first `count` visible GPUs; `None` means `FUTHARK_GPUS` when it is set, else all
-    /// of them. Asking for more GPUs than there are is an error; peer access is enabled
-    /// between every pair that supports it.
-    pub fn open_gpus(count: Option<usize>) -> Result<CudaBackend> {
+    /// The first `count` visible GPUs (`None`: all of them), opened and spread over as
+    /// `options` say. Asking for more GPUs than there are is an error; peer access is
+    /// enabled between every pair that supports it.
+    pub fn open_gpus(count: Option<usize>, options: &ExecOptions) -> Result<CudaBackend> {
         if let Some(reason) = cuda_unavailable_reason() {
             return Err(ExecError::Backend(reason));
         }
         let visible = device_count().map_err(backend_err)?;
-        let wanted = match count {
-            Some(n) => n,
-            None => match gpus_from_env()? {
-                Some(n) => n,
-                None => visible,
-            },
-        };
+        let wanted = count.unwrap_or(visible);
         if wanted == 0 {
             return Err(ExecError::Backend("at least one GPU is needed".into()));
         }
@@ -508,13 +505,13 @@ impl Multi<CudaDevice> {
             )));
         }
         let devs = (0..wanted)
-            .map(CudaDevice::open)
+            .map(|i| CudaDevice::open_with(i, options))
             .collect::<Result<Vec<_>>>()?;
         if devs.len() > 1 {
             let gpus: Vec<&Gpu> = devs.iter().map(|d| &d.gpu).collect();
             futhark_cuda::runtime::peer::enable_peer_access(&gpus).map_err(backend_err)?;
         }
-        Multi::new(devs)
+        Multi::with_options(devs, options)
     }
 
     /// How many GPUs launches are spread over.
@@ -530,18 +527,5 @@ impl Multi<CudaDevice> {
         } else {
             names.join(", ")
         }
-    }
-}
-
-/// `FUTHARK_GPUS`, when set: a positive number of GPUs.
-pub fn gpus_from_env() -> Result<Option<usize>> {
-    match std::env::var("FUTHARK_GPUS") {
-        Err(_) => Ok(None),
-        Ok(v) => match v.trim().parse::<usize>() {
-            Ok(n) if n > 0 => Ok(Some(n)),
-            _ => Err(ExecError::Backend(format!(
-                "FUTHARK_GPUS must be a positive number of GPUs, not `{v}`"
-            ))),
-        },
     }
 }

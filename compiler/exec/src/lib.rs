@@ -19,6 +19,7 @@ mod host_ops;
 mod kernel_ops;
 mod multi;
 pub mod partition;
+mod open;
 mod prim;
 mod timed;
 mod value;
@@ -26,10 +27,18 @@ mod value;
 pub use backend::{Backend, KernelProfile, PeerBackend, Stamp};
 pub use cpu::{CpuBackend, run_program as run_kernel_program};
 #[cfg(feature = "cuda")]
-pub use cuda::{CudaBackend, CudaDevice, cuda_unavailable_reason, gpus_from_env};
+pub use cuda::{CudaBackend, CudaDevice, cuda_unavailable_reason};
+
+/// Why CUDA cannot run here: always, in a build without the `cuda` feature.
+#[cfg(not(feature = "cuda"))]
+pub fn cuda_unavailable_reason() -> Option<String> {
+    Some(open::NO_CUDA.to_string())
+}
 pub use error::{ExecError, Result};
+pub use futhark_options::ExecOptions;
 pub use host::Executor;
 pub use multi::{Multi, MultiBuf, SplitPolicy};
+pub use open::{Opened, Target, UseBackend, open_backend};
 /// The data format's element type of a kernel element type.
 pub use prim::to_vtype as to_value_type;
 pub use value::{Array, Data, Val};

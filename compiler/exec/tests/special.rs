@@ -27,15 +27,10 @@ fn interpreter_and_executor_agree_bit_for_bit() {
         .call_entry("main", args.clone())
         .expect("runs compiled");
 
-    let dir = std::env::temp_dir().join(format!("futhark-special-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("temp dir");
-    let root = dir.join("special.fut");
-    std::fs::write(&root, SRC).expect("write source");
-    let prelude = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../check/prelude");
-    let program = futhark_interp::Program::load(&root, Some(&prelude)).expect("loads");
+    // The interpreter's program from the same database (the one pipeline).
+    let program = futhark_db::interp_program(&db, file).program;
     let interp = futhark_interp::Interpreter::new(program).expect("interpreter");
     let interpreted = interp.call_entry("main", args).expect("runs interpreted");
-    let _ = std::fs::remove_dir_all(&dir);
 
     assert_eq!(compiled.len(), 4);
     assert_eq!(interpreted.len(), 4);

@@ -7,7 +7,6 @@
 
 use std::time::{Duration, Instant};
 
-use futhark_interp::checked::check_sources;
 use futhark_interp::session::Session;
 use futhark_values::Value;
 
@@ -106,13 +105,9 @@ fn native_periodic(a: &[f32], n: usize, m: usize) -> Vec<f32> {
 }
 
 fn main() {
-    let ctx = futhark_check::CheckContext::new();
-    let checked = check_sources(
-        &ctx,
-        vec![("bench.fut".to_string(), PROGRAM.to_string())],
-        "bench.fut",
-    )
-    .expect("program loads");
+    let mut db = futhark_db::Database::new();
+    let file = db.set_file("bench.fut", PROGRAM);
+    let checked = futhark_db::interp_program(&db, file);
     let mut s = Session::new(checked.program, Default::default()).expect("session");
     // `interp_bench NAME` runs one workload only (for profiling).
     let only = std::env::args().nth(1);

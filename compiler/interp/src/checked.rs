@@ -1,19 +1,19 @@
-//! Building a [`Program`] through the type checker: parses the root file and its imports,
-//! checks them in dependency order with `futhark-check`, and collects the facts evaluation
-//! needs ([`TypeHints`]). The prelude comes from the checker, with the same file ids, so the
-//! checker's span-keyed tables apply to it directly.
+//! Building a [`Program`] from files that are already parsed and checked (the database's
+//! `parse` and `check` results: `futhark_db::interp_program` is the one caller that loads
+//! programs), collecting the facts evaluation needs ([`TypeHints`]). The prelude comes from
+//! the checker, with the same file ids, so the checker's span-keyed tables apply to it
+//! directly.
 
 use std::collections::HashMap;
-use std::path::Path;
 use std::sync::{Arc, OnceLock};
 
 use futhark_check::{
-    CheckContext, CheckedFile, DefKind, FileScope, Size, TParam, Type, TypeInfo, VName,
+    CheckContext, CheckedFile, DefInfo, DefKind, Size, TParam, Type, TypeInfo, VName,
 };
-use futhark_syntax::{Diagnostic, FileId, Severity};
+use futhark_syntax::{Diagnostic, FileId, Severity, Span};
 use futhark_values::PrimType;
 
-use crate::program::{Program, SizeExpr, SourceUnit, TypeHints, normalise, resolve_import};
+use crate::program::{Program, SizeExpr, SourceUnit, TypeHints};
 use crate::value::{TypeDesc, field_order};
 
 /// A program with the checker's diagnostics (errors do not stop evaluation: the interpreter
@@ -32,68 +32,6 @@ impl Checked {
     }
 }
 
-/// Loads and checks the program whose root file is at `root`.
-pub fn load_checked(ctx: &CheckContext, root: &Path) -> Result<Checked, String> {
-    let root_path = normalise(&root.to_string_lossy());
-    let mut sources: Vec<(String, String)> = Vec::new();
-    let mut queue = vec![root_path.clone()];
-    while let Some(path) = queue.pop() {
-        if sources.iter().any(|(p, _)| *p == path) {
-            continue;
-        }
-        let text = std::fs::read_to_string(&path).map_err(|e| format!("{path}: {e}"))?;
-        let parsed = futhark_syntax::parse(FileId(0), &text);
-        for imp in parsed.file.imports() {
-            queue.push(resolve_import(&path, &imp.value));
-        }
-        sources.push((path, text));
-    }
-    check_sources(ctx, sources, &root_path)
-}
-
-/// Checks a program given as `(path, text)` pairs (paths normalised, with `.fut`).
-pub fn check_sources(
-    ctx: &CheckContext,
-    sources: Vec<(String, String)>,
-    root: &str,
-) -> Result<Checked, String> {
-    let mut prog = Program::default();
-    let mut hints = TypeHints::default();
-    prog.files.extend(prelude_units(ctx));
-    absorb(
-        &mut hints,
-        &ctx.prelude_info().literal_types,
-        &ctx.prelude_info().empty_array_rows,
-    );
-    let mut diagnostics = Vec::new();
-    for (i, (path, text)) in sources.into_iter().enumerate() {
-        let parsed = futhark_syntax::parse(FileId(i as u32 + 1), &text);
-        diagnostics.extend(parsed.errors);
-        prog.files.push(SourceUnit {
-            id: FileId(i as u32 + 1),
-            path,
-            text: Arc::from(text),
-            ast: Arc::new(parsed.file),
-        });
-    }
-    prog.root = root.to_string();
-    // Check user files, imports first.
-    let mut done: HashMap<String, Arc<FileScope>> = HashMap::new();
-    let mut results: HashMap<String, CheckedFile> = HashMap::new();
-    let mut stack = Vec::new();
-    check_rec(ctx, &prog, root, &mut done, &mut results, &mut stack);
-    let checked: Vec<(&str, &CheckedFile)> = results.iter().map(|(p, r)| (p.as_str(), r)).collect();
-    add_hints(ctx, &mut hints, &checked, root);
-    for r in results.into_values() {
-        diagnostics.extend(r.diagnostics);
-    }
-    prog.hints = hints;
-    Ok(Checked {
-        program: prog,
-        diagnostics,
-    })
-}
-
 /// One file of a program its caller has already parsed and checked, as the database's
 /// `parse` and `check` queries give them (see [`from_checked`]).
 pub struct CheckedUnit<'a> {
@@ -106,19 +44,16 @@ pub struct CheckedUnit<'a> {
 }
 
 /// The interpreter's program from files that are already parsed and checked, so that a
-/// caller holding the checker's results (the database) does not check everything again as
-/// [`check_sources`] would. `units` are the root and all its imports (any order); `root` is
+/// caller holding the checker's results (the database) does not check anything again. `units` are the root and all its imports (any order); `root` is
 /// the root's path as given in its unit. The prelude comes from `ctx`, parsed once per
 /// process. The diagnostics are the checker's, copied from the units.
 pub fn from_checked(ctx: &CheckContext, units: &[CheckedUnit<'_>], root: &str) -> Checked {
     let mut prog = Program::default();
     prog.files.extend(prelude_units(ctx));
-    let mut hints = TypeHints::default();
-    absorb(
-        &mut hints,
-        &ctx.prelude_info().literal_types,
-        &ctx.prelude_info().empty_array_rows,
-    );
+    let mut hints = TypeHints {
+        prelude: Some(prelude_hints(ctx).clone()),
+        ..TypeHints::default()
+    };
     let mut diagnostics = Vec::new();
     for u in units {
         prog.files.push(SourceUnit {
@@ -140,33 +75,28 @@ pub fn from_checked(ctx: &CheckContext, units: &[CheckedUnit<'_>], root: &str) -
     }
 }
 
-/// The prelude's files, parsed once per process (their text and file ids never change).
+/// The prelude's hints, computed once per process: the prelude's text and file ids are
+/// fixed, and hints hold no checker-specific names, so every context gives the same.
+fn prelude_hints(ctx: &CheckContext) -> &'static Arc<TypeHints> {
+    static HINTS: OnceLock<Arc<TypeHints>> = OnceLock::new();
+    HINTS.get_or_init(|| {
+        let info = ctx.prelude_info();
+        let mut hints = TypeHints::default();
+        size_args(&mut hints, info, &|s| info.defs.get(s));
+        absorb(&mut hints, &info.literal_types, &info.empty_array_rows);
+        Arc::new(hints)
+    })
+}
+
+/// The prelude's files, with the trees the checker parsed when it built `ctx`.
 fn prelude_units(ctx: &CheckContext) -> Vec<SourceUnit> {
-    static PARSED: OnceLock<Vec<(FileId, &'static str, Arc<futhark_syntax::ast::SourceFile>)>> =
-        OnceLock::new();
-    let parsed = PARSED.get_or_init(|| {
-        futhark_check::prelude::prelude_files()
-            .into_iter()
-            .map(|pf| {
-                let ast = Arc::new(futhark_syntax::parse(pf.file, pf.source).file);
-                (pf.file, pf.path, ast)
-            })
-            .collect()
-    });
-    ctx.prelude_files()
+    ctx.prelude_asts()
         .iter()
-        .map(|pf| {
-            let ast = parsed
-                .iter()
-                .find(|(id, path, _)| *id == pf.file && *path == pf.path)
-                .map(|(_, _, ast)| ast.clone())
-                .unwrap_or_else(|| Arc::new(futhark_syntax::parse(pf.file, pf.source).file));
-            SourceUnit {
-                id: pf.file,
-                path: pf.path.to_string(),
-                text: Arc::from(pf.source),
-                ast,
-            }
+        .map(|(pf, ast)| SourceUnit {
+            id: pf.file,
+            path: pf.path.to_string(),
+            text: Arc::from(pf.source),
+            ast: ast.clone(),
         })
         .collect()
 }
@@ -179,13 +109,15 @@ fn add_hints(
     results: &[(&str, &CheckedFile)],
     root: &str,
 ) {
-    let mut defs = ctx.prelude_info().defs.clone();
+    // A use may name a definition of any file of the program or of the prelude.
+    let lookup = |span: &Span| {
+        results
+            .iter()
+            .find_map(|(_, r)| r.info.defs.get(span))
+            .or_else(|| ctx.prelude_info().defs.get(span))
+    };
     for (_, r) in results {
-        defs.extend(r.info.defs.iter().map(|(k, v)| (*k, v.clone())));
-    }
-    size_args(hints, ctx.prelude_info(), &defs);
-    for (_, r) in results {
-        size_args(hints, &r.info, &defs);
+        size_args(hints, &r.info, &lookup);
     }
     for (path, r) in results {
         absorb(hints, &r.info.literal_types, &r.info.empty_array_rows);
@@ -199,36 +131,10 @@ fn add_hints(
     }
 }
 
-fn check_rec(
-    ctx: &CheckContext,
-    prog: &Program,
-    path: &str,
-    done: &mut HashMap<String, Arc<FileScope>>,
-    results: &mut HashMap<String, CheckedFile>,
-    stack: &mut Vec<String>,
-) {
-    if done.contains_key(path) || stack.iter().any(|p| p == path) {
-        return;
-    }
-    let Some(unit) = prog.file(path) else {
-        return;
-    };
-    stack.push(path.to_string());
-    for imp in unit.ast.imports() {
-        let dep = resolve_import(path, &imp.value);
-        check_rec(ctx, prog, &dep, done, results, stack);
-    }
-    stack.pop();
-    let imports = |p: &str| done.get(&resolve_import(path, p)).cloned();
-    let checked = futhark_check::check_file(ctx, unit.id, &unit.ast, &imports);
-    done.insert(path.to_string(), checked.scope.clone());
-    results.insert(path.to_string(), checked);
-}
-
 fn absorb(
     hints: &mut TypeHints,
-    lits: &HashMap<futhark_syntax::Span, futhark_check::PrimType>,
-    rows: &HashMap<futhark_syntax::Span, Type>,
+    lits: &HashMap<Span, futhark_check::PrimType>,
+    rows: &HashMap<Span, Type>,
 ) {
     for (span, t) in lits {
         if let Some(p) = prim(*t) {
@@ -241,16 +147,16 @@ fn absorb(
 }
 
 /// Records, for every use of a function with size parameters, the sizes inferred there.
-fn size_args(
+fn size_args<'d>(
     hints: &mut TypeHints,
     info: &TypeInfo,
-    defs: &HashMap<futhark_syntax::Span, futhark_check::DefInfo>,
+    defs: &dyn Fn(&Span) -> Option<&'d DefInfo>,
 ) {
     for (use_span, r) in &info.resolutions {
         if r.kind != DefKind::Value {
             continue;
         }
-        let Some(def) = r.span.and_then(|s| defs.get(&s)) else {
+        let Some(def) = r.span.and_then(|s| defs(&s)) else {
             continue;
         };
         let sizes: Vec<&VName> = def
@@ -369,13 +275,21 @@ pub fn desc(t: &Type) -> TypeDesc {
 }
 
 /// The hints of one checked REPL cell or expression (`info`), for
-/// [`crate::Session::add_hints`]. `ctx` supplies the prelude's definitions, which calls in
-/// the cell may refer to.
-pub fn hints_from_info(ctx: &CheckContext, info: &TypeInfo) -> TypeHints {
+/// [`crate::Session::add_hints`]. Calls in the cell may refer to definitions of the cell,
+/// of `defs` (earlier cells and loaded files) and of the prelude (from `ctx`).
+pub fn hints_from_info(
+    ctx: &CheckContext,
+    info: &TypeInfo,
+    defs: &HashMap<Span, DefInfo>,
+) -> TypeHints {
     let mut hints = TypeHints::default();
-    let mut defs = ctx.prelude_info().defs.clone();
-    defs.extend(info.defs.iter().map(|(k, v)| (*k, v.clone())));
-    size_args(&mut hints, info, &defs);
+    let lookup = |span: &Span| {
+        info.defs
+            .get(span)
+            .or_else(|| defs.get(span))
+            .or_else(|| ctx.prelude_info().defs.get(span))
+    };
+    size_args(&mut hints, info, &lookup);
     absorb(&mut hints, &info.literal_types, &info.empty_array_rows);
     hints
 }

@@ -2,7 +2,7 @@
 //! the type checker tells us about them ([`TypeHints`]).
 
 use std::collections::HashMap;
-use std::path::{Component, Path, PathBuf};
+use std::path::{Component, Path};
 use std::sync::Arc;
 
 use futhark_syntax::ast::SourceFile;
@@ -36,6 +36,28 @@ pub struct TypeHints {
     /// that use (`unflatten`, `rep`, `split` take sizes from the context, not from argument
     /// shapes), by the span of the name.
     pub size_args: HashMap<Span, Vec<(String, SizeExpr)>>,
+    /// The prelude's facts, computed once per process and shared by every program; looked
+    /// up after the maps above (spans never overlap: the prelude has its own file ids).
+    pub prelude: Option<Arc<TypeHints>>,
+}
+
+impl TypeHints {
+    /// The type of the literal at `span`.
+    pub fn literal_type(&self, span: &Span) -> Option<PrimType> {
+        (self.literal_types.get(span).copied())
+            .or_else(|| self.prelude.as_ref()?.literal_types.get(span).copied())
+    }
+
+    /// The row type of the array literal at `span`.
+    pub fn array_row_type(&self, span: &Span) -> Option<&TypeDesc> {
+        (self.array_row_types.get(span))
+            .or_else(|| self.prelude.as_ref()?.array_row_types.get(span))
+    }
+
+    /// The size arguments inferred at the use at `span`.
+    pub fn size_args_at(&self, span: &Span) -> Option<&Vec<(String, SizeExpr)>> {
+        (self.size_args.get(span)).or_else(|| self.prelude.as_ref()?.size_args.get(span))
+    }
 }
 
 /// A size as the checker inferred it, over names in scope at the use.
@@ -62,70 +84,6 @@ pub const PRELUDE_MAIN: &str = "/prelude/prelude.fut";
 impl Program {
     pub fn file(&self, path: &str) -> Option<&SourceUnit> {
         self.files.iter().find(|f| f.path == path)
-    }
-
-    /// Parses a program from disk: the root file, everything it imports, and the prelude
-    /// files found in `prelude_dir` (as `/prelude/NAME.fut`). Parse errors are returned as
-    /// text (the interpreter needs well-formed trees).
-    pub fn load(root: &Path, prelude_dir: Option<&Path>) -> Result<Program, String> {
-        let mut prog = Program::default();
-        let mut next_id = 1u32;
-        if let Some(dir) = prelude_dir {
-            let mut entries: Vec<PathBuf> = std::fs::read_dir(dir)
-                .map_err(|e| format!("{}: {e}", dir.display()))?
-                .filter_map(|e| e.ok().map(|e| e.path()))
-                .filter(|p| p.extension().is_some_and(|x| x == "fut"))
-                .collect();
-            entries.sort();
-            for p in entries {
-                let name = p
-                    .file_name()
-                    .map(|n| n.to_string_lossy().into_owned())
-                    .unwrap_or_default();
-                let text =
-                    std::fs::read_to_string(&p).map_err(|e| format!("{}: {e}", p.display()))?;
-                prog.add_text(FileId(next_id), format!("/prelude/{name}"), text)?;
-                next_id += 1;
-            }
-        }
-        let root_path = normalise(&root.to_string_lossy());
-        let mut queue = vec![root_path.clone()];
-        while let Some(path) = queue.pop() {
-            if prog.file(&path).is_some() {
-                continue;
-            }
-            let text = std::fs::read_to_string(&path).map_err(|e| format!("{path}: {e}"))?;
-            let unit = prog.add_text(FileId(next_id), path.clone(), text)?;
-            next_id += 1;
-            for imp in unit.ast.imports() {
-                queue.push(resolve_import(&path, &imp.value));
-            }
-        }
-        prog.root = root_path;
-        Ok(prog)
-    }
-
-    /// Parses `text` and adds it as file `path`; fails on syntax errors.
-    pub fn add_text(
-        &mut self,
-        id: FileId,
-        path: String,
-        text: String,
-    ) -> Result<SourceUnit, String> {
-        let parsed = futhark_syntax::parse(id, &text);
-        if let Some(e) = parsed.errors.first() {
-            let idx = LineIndex::new(&text);
-            let (l, c) = idx.line_col(e.span.start);
-            return Err(format!("{path}:{l}:{c}: {}", e.message));
-        }
-        let unit = SourceUnit {
-            id,
-            path,
-            text: Arc::from(text),
-            ast: Arc::new(parsed.file),
-        };
-        self.files.push(unit.clone());
-        Ok(unit)
     }
 }
 

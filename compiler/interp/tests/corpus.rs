@@ -15,6 +15,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::time::Duration;
 
+use futhark_db::Db;
 use futhark_interp::program::Program;
 use futhark_interp::{Interpreter, SourceMap};
 use futhark_testspec::{CaseInput, Expectation, RunMode, TestSpec};
@@ -24,11 +25,13 @@ const FLOOR: usize = 1890;
 
 const CASE_TIMEOUT: Duration = Duration::from_secs(10);
 
-thread_local! {
-    /// The type checker with its prelude, once per worker thread (`CORPUS_NO_CHECK` turns it
-    /// off to measure the interpreter's fallback typing of literals).
-    static CHECK: Option<futhark_check::CheckContext> =
-        std::env::var("CORPUS_NO_CHECK").is_err().then(futhark_check::CheckContext::new);
+/// The program rooted at `path`, loaded and checked through the database.
+fn load(path: &Path) -> Result<Program, String> {
+    let db = futhark_db::Database::new();
+    let file = db
+        .load_file(path)
+        .ok_or_else(|| format!("{}: cannot read", path.display()))?;
+    Ok(futhark_db::interp_program(&db, file).program)
 }
 
 fn corpus_dir() -> PathBuf {
@@ -95,10 +98,7 @@ fn run_program(path: &Path, root: &Path) -> (Counts, Vec<String>) {
     if todo.is_empty() {
         return (c, failures);
     }
-    let loaded = CHECK.with(|ctx| match ctx {
-        Some(ctx) => futhark_interp::checked::load_checked(ctx, path).map(|c| c.program),
-        None => Program::load(path, Some(&common::prelude_dir())),
-    });
+    let loaded = load(path);
     let program = match loaded {
         Ok(p) => p,
         Err(e) => {

@@ -2,19 +2,13 @@
 //! lanes under masks, gathers that become views or clamp indices of lanes that do not count,
 //! and division by a scalar, on the programs of the interpreter benchmark and their edges.
 
-use futhark_check::CheckContext;
-use futhark_interp::checked::check_sources;
 use futhark_interp::session::Session;
 
 /// Runs `entry` on `input` with vectorisation on and off; both results (or error messages).
 fn both(src: &str, entry: &str, input: &str) -> (Result<String, String>, Result<String, String>) {
-    let ctx = CheckContext::new();
-    let checked = check_sources(
-        &ctx,
-        vec![("main.fut".to_string(), src.to_string())],
-        "main.fut",
-    )
-    .unwrap_or_else(|e| panic!("{e}"));
+    let mut db = futhark_db::Database::new();
+    let file = db.set_file("main.fut", src);
+    let checked = futhark_db::interp_program(&db, file);
     assert!(!checked.has_errors(), "{:?}", checked.diagnostics);
     let run = |vectorise: bool| {
         let mut s = Session::new(checked.program.clone(), Default::default())

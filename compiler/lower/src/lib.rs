@@ -42,7 +42,6 @@ mod value;
 
 use std::collections::HashMap;
 use std::rc::Rc;
-use std::sync::OnceLock;
 
 use futhark_check::{CheckContext, TypeInfo};
 use futhark_ir::soacs::Program;
@@ -74,21 +73,11 @@ pub struct Lowered {
     pub diagnostics: Vec<Diagnostic>,
 }
 
-/// The prelude's files, parsed once per process.
-fn prelude_asts() -> &'static [(futhark_check::PreludeFile, SourceFile)] {
-    static PRELUDE: OnceLock<Vec<(futhark_check::PreludeFile, SourceFile)>> = OnceLock::new();
-    PRELUDE.get_or_init(|| {
-        futhark_check::prelude::prelude_files()
-            .into_iter()
-            .map(|pf| (pf, futhark_syntax::parse(pf.file, pf.source).file))
-            .collect()
-    })
-}
-
 /// Lowers the entry points of `root` (and everything they use) to SOAC IR.
 pub fn lower_program<'a>(ctx: &'a CheckContext, files: &[SourceUnit<'a>], root: FileId) -> Lowered {
     let mut inputs: HashMap<FileId, Rc<FileInput<'a>>> = HashMap::new();
-    let prelude = prelude_asts();
+    // The trees the checker parsed when it built `ctx`.
+    let prelude = ctx.prelude_asts();
     let mut prelude_main = FileId(0);
     for (pf, ast) in prelude {
         if pf.path == "/prelude/prelude.fut" {

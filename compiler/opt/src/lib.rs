@@ -13,6 +13,11 @@
 //! | `fuse` | vertical (map into map/redomap/scanomap/hist/scatter) and horizontal map fusion |
 //! | `distribute` | splits a map whose lambda computes several SOACs into one map per SOAC |
 //! | `extract-kernels` | SOACs and regular map nests to segmented operations; host code stays |
+//! | `promote-loops` | per-thread loops of map kernels become a kernel dimension (`CompileOptions::promote_loops`) |
+//! | `strip-checks` | drops the run-time checks inside kernels (`Safety::Unchecked`, `--unsafe`) |
+//!
+//! [`pipeline_for`] is the pipeline a set of [`CompileOptions`] asks for; [`pipeline`] is
+//! the one of the defaults.
 //!
 //! Every pass name can be asked for with [`pipeline_until`], which gives the pipeline up
 //! to that pass (the IR views of the CLI and the LSP show the program at any stage).
@@ -34,6 +39,7 @@ use futhark_ir::soacs::{Program, check_program};
 pub use cse::cse;
 pub use distribute::distribute;
 pub use fusion::fuse;
+pub use futhark_options::{CompileOptions, Safety};
 pub use inline::inline;
 pub use kernels::promote::promote_loops;
 pub use kernels::promote_program_loops;
@@ -75,8 +81,31 @@ impl std::fmt::Debug for Pass {
     }
 }
 
-/// The standard pipeline from lowered SOAC IR to a host program with kernels.
+/// The standard pipeline from lowered SOAC IR to a host program with kernels, with the
+/// default options.
 pub fn pipeline() -> Vec<Pass> {
+    pipeline_for(&CompileOptions::default())
+}
+
+/// The pipeline `options` ask for: without loop promotion when it is off, and with the
+/// kernels' run-time checks dropped at the end for [`Safety::Unchecked`].
+pub fn pipeline_for(options: &CompileOptions) -> Vec<Pass> {
+    let mut passes = all_passes();
+    if !options.promote_loops {
+        passes.retain(|p| p.name != "promote-loops");
+    }
+    if options.safety == Safety::Unchecked {
+        passes.push(Pass {
+            name: "strip-checks",
+            reason: "`--unsafe`: the program is trusted not to fail its checks",
+            run: |p| Ok(strip_checks(p)),
+        });
+    }
+    passes
+}
+
+/// Every pass of the standard pipeline, in order.
+fn all_passes() -> Vec<Pass> {
     vec![
         Pass {
             name: "simplify",
@@ -119,6 +148,14 @@ pub fn pipeline() -> Vec<Pass> {
             run: extract_kernels,
         },
         Pass {
+            name: "promote-loops",
+            reason: "a map kernel whose threads each loop has too few threads to fill a GPU",
+            run: |mut p| {
+                promote_program_loops(&mut p);
+                Ok(p)
+            },
+        },
+        Pass {
             name: "simplify",
             reason: "arrays that only fed kernels (iotas, replicates) are now dead",
             run: |p| Ok(simplify(p)),
@@ -128,8 +165,8 @@ pub fn pipeline() -> Vec<Pass> {
 
 /// The standard pipeline up to and including the first pass called `name` (what
 /// `futhark-rs ir --pass NAME` shows), or `None` for an unknown name.
-pub fn pipeline_until(name: &str) -> Option<Vec<Pass>> {
-    let all = pipeline();
+pub fn pipeline_until(name: &str, options: &CompileOptions) -> Option<Vec<Pass>> {
+    let all = pipeline_for(options);
     let n = all.iter().position(|p| p.name == name)?;
     Some(all.into_iter().take(n + 1).collect())
 }

@@ -100,20 +100,20 @@ pub struct GpuProbe {
     pub reason: Option<String>,
 }
 
-/// Asks the CUDA driver how many GPUs are visible. Cached: loading the driver is slow and
-/// the answer does not change during a session.
-pub fn probe_gpus() -> &'static GpuProbe {
+/// Asks the CUDA driver how many GPUs are visible, unless they are `hidden` (a test or a
+/// user can hide them, as `CUDA_VISIBLE_DEVICES=` would: `FaceOptions::no_gpu`,
+/// `FUTHARK_NO_GPU`). Cached: loading the driver is slow and the answer does not change
+/// during a session.
+pub fn probe_gpus(hidden: bool) -> &'static GpuProbe {
+    static HIDDEN: OnceLock<GpuProbe> = OnceLock::new();
     static PROBE: OnceLock<GpuProbe> = OnceLock::new();
-    PROBE.get_or_init(|| {
-        // A test or a user can hide the GPUs, as CUDA_VISIBLE_DEVICES= would.
-        if std::env::var_os("FUTHARK_NO_GPU").is_some() {
-            return GpuProbe {
-                count: 0,
-                reason: Some("FUTHARK_NO_GPU is set".to_string()),
-            };
-        }
-        detect()
-    })
+    if hidden {
+        return HIDDEN.get_or_init(|| GpuProbe {
+            count: 0,
+            reason: Some("FUTHARK_NO_GPU is set".to_string()),
+        });
+    }
+    PROBE.get_or_init(detect)
 }
 
 #[cfg(feature = "cuda")]

@@ -327,7 +327,7 @@ pub fn run(session: &mut Session, command: Command, marker: char) -> CommandOutp
             if n.is_some() {
                 session.set_gpus(n);
             }
-            let probe = probe_gpus();
+            let probe = probe_gpus(session.options().base.face.no_gpu);
             let mut text = format!("GPUs visible: {}", probe.count);
             if let Some(r) = &probe.reason {
                 text.push_str(&format!(" ({r})"));

@@ -33,6 +33,7 @@ use std::time::{Duration, Instant};
 use futhark_check::env::Scheme;
 use futhark_check::{CheckContext, FileScope};
 use futhark_db::{Database, File, IrStage};
+use futhark_exec::{ExecOptions, Opened, Target, UseBackend};
 use futhark_interp::RuntimeError;
 use futhark_syntax::ast::{Dec, DecKind, Exp, ValKeyword};
 use futhark_syntax::{Diagnostic, FileId, Severity};
@@ -78,6 +79,20 @@ pub struct Options {
     pub format: FormatOptions,
     /// Compiled cells leave out their run-time checks (`:unsafe`, as `--unsafe`).
     pub unsafe_checks: bool,
+    /// What the face's environment and flags say about compiling and running
+    /// (`futhark_options::from_env` at the edge); `gpus` and `unsafe_checks` above take
+    /// precedence over its GPU count and safety.
+    pub base: futhark_options::Options,
+}
+
+impl Options {
+    /// The compile options of the session's database.
+    fn compile(&self) -> futhark_options::CompileOptions {
+        futhark_options::CompileOptions {
+            safety: futhark_options::Safety::from_unsafe(self.unsafe_checks),
+            ..self.base.compile
+        }
+    }
 }
 
 /// Stops the cell that is running; cheap to clone and to send to another thread (a Ctrl-C
@@ -140,10 +155,15 @@ impl Session {
         let ctx = futhark_db::check_context();
         let interrupt = Arc::new(AtomicBool::new(false));
         let mut db = Database::new();
+        db.set_compile_options(options.compile());
         let root = db.set_file(program::EMPTY_ROOT, "");
-        let built = program::build(ctx, &db, root);
+        let built = program::build(&db, root);
         let worker = start_worker(built.program, interrupt.clone())?;
-        let placement = place(options.backend, options.gpus, probe_gpus());
+        let placement = place(
+            options.backend,
+            options.gpus,
+            probe_gpus(options.base.face.no_gpu),
+        );
         let mut session = Session {
             db,
             ctx,
@@ -223,10 +243,15 @@ impl Session {
     /// Compiled cells leave out (`true`) or keep their run-time checks from now on.
     pub fn set_unsafe(&mut self, on: bool) {
         self.options.unsafe_checks = on;
+        self.db.set_compile_options(self.options.compile());
     }
 
     fn replace(&mut self) {
-        self.placement = place(self.options.backend, self.options.gpus, probe_gpus());
+        self.placement = place(
+            self.options.backend,
+            self.options.gpus,
+            probe_gpus(self.options.base.face.no_gpu),
+        );
         if self.placement.device.is_compiled()
             && let Err(why) = self.ensure_runner()
         {
@@ -299,8 +324,8 @@ impl Session {
             Some(i) => self.parked.swap_remove(i).1,
             None => match device {
                 Device::Interpreter => return Err("no compiled backend is placed".to_string()),
-                Device::CpuExecutor => open_cpu(count)?,
-                Device::Gpus(n) => open_cuda(n)?,
+                Device::CpuExecutor => open_cpu(count, &self.options.base.exec)?,
+                Device::Gpus(n) => open_cuda(n, &self.options.base.exec)?,
             },
         };
         for (name, layout, vals) in carried {
@@ -394,10 +419,38 @@ impl Session {
     /// Loads a program, replacing everything defined so far. On failure the session is
     /// unchanged.
     pub fn load(&mut self, path: &Path) -> Result<LoadReport, CellError> {
-        let start = Instant::now();
         let text = std::fs::read_to_string(path).map_err(|e| {
             CellError::message(ErrorKind::Usage, format!("{}: {e}", path.display()))
         })?;
+        self.load_text(path, text)
+    }
+
+    /// Loads the program rooted at `root` whose files are given as texts (editor buffers,
+    /// saved or not): they become the database's inputs, so nothing is read from or written
+    /// to disk for them; imports not among `files` are read from disk. On failure the
+    /// session is unchanged, apart from knowing the texts.
+    pub fn load_sources(
+        &mut self,
+        root: &Path,
+        files: &[(PathBuf, String)],
+    ) -> Result<LoadReport, CellError> {
+        let mut root_text = None;
+        for (path, text) in files {
+            if path == root {
+                root_text = Some(text.clone());
+            } else {
+                self.db.set_file(path, text.clone());
+            }
+        }
+        match root_text {
+            Some(text) => self.load_text(root, text),
+            None => self.load(root),
+        }
+    }
+
+    /// Loads `text` as the program's root file at `path`.
+    fn load_text(&mut self, path: &Path, text: String) -> Result<LoadReport, CellError> {
+        let start = Instant::now();
         let file = self.db.set_file(path, text);
         let mut errors = Vec::new();
         let mut warnings = Vec::new();
@@ -418,7 +471,7 @@ impl Session {
             };
             return Err(CellError::from_diagnostics(kind, errors));
         }
-        let built = program::build(self.ctx, &self.db, file);
+        let built = program::build(&self.db, file);
         let worker = start_worker(built.program, self.interrupt.clone())?;
         // The REPL sees everything the file defines, `local` names included, so the file's
         // declarations are checked as one cell rather than as a file's exports.
@@ -459,7 +512,7 @@ impl Session {
             None => {
                 let start = Instant::now();
                 let root = self.db.set_file(program::EMPTY_ROOT, "");
-                let built = program::build(self.ctx, &self.db, root);
+                let built = program::build(&self.db, root);
                 self.worker = start_worker(built.program, self.interrupt.clone())?;
                 self.scope = Arc::new(self.ctx.initial_scope());
                 self.defs = built.defs;
@@ -745,11 +798,6 @@ impl Session {
                 .unwrap_or_else(|| e.to_string());
             RunError::Cannot(format!("it does not compile for the GPU path: {first}"))
         })?;
-        let prog = if self.options.unsafe_checks {
-            futhark_opt::strip_checks(prog)
-        } else {
-            prog
-        };
         let lower = start.elapsed();
         let Some(runner) = self.runner.as_mut() else {
             return Err(RunError::Cannot(
@@ -847,40 +895,45 @@ impl Session {
 }
 
 /// The CPU reference backend as `n` devices that kernels are spread over, as on `n` GPUs.
-fn open_cpu(n: usize) -> Result<Box<dyn Runner>, String> {
-    let devices = (0..n).map(|_| futhark_exec::CpuBackend::new()).collect();
-    let multi = futhark_exec::Multi::new(devices)
-        .map_err(|e| format!("the CPU executor cannot be opened: {e}"))?;
-    let label = match n {
-        1 => "the CPU executor".to_string(),
-        n => format!("the CPU executor ({n} devices)"),
-    };
-    Ok(Box::new(Compiled::new(multi, label, Device::CpuExecutor)))
+fn open_cpu(n: usize, options: &ExecOptions) -> Result<Box<dyn Runner>, String> {
+    futhark_exec::open_backend(Target::Cpu, Some(n), options, MakeRunner)
+        .map_err(|e| format!("the CPU executor cannot be opened: {e}"))
 }
 
 /// Opens `n` GPUs as a compiled backend.
 #[cfg(feature = "cuda")]
-fn open_cuda(n: usize) -> Result<Box<dyn Runner>, String> {
-    let mut gpu = futhark_exec::CudaBackend::open_gpus(Some(n))
-        .map_err(|e| format!("the GPUs cannot be opened: {e}"))?;
-    let device = Device::Gpus(gpu.gpu_count());
-    let name = gpu.device_name();
-    // `2× NVIDIA H200 (sm_90)`: the count is already in the device's words.
-    let name = name
-        .split_once("× ")
-        .filter(|(n, _)| n.parse::<usize>().is_ok())
-        .map_or(name.as_str(), |(_, rest)| rest)
-        .to_string();
-    Ok(Box::new(Compiled::new(
-        gpu,
-        format!("cuda: {device} ({name})"),
-        device,
-    )))
+fn open_cuda(n: usize, options: &ExecOptions) -> Result<Box<dyn Runner>, String> {
+    futhark_exec::open_backend(Target::Cuda, Some(n), options, MakeRunner)
+        .map_err(|e| format!("the GPUs cannot be opened: {e}"))
 }
 
 #[cfg(not(feature = "cuda"))]
-fn open_cuda(_: usize) -> Result<Box<dyn Runner>, String> {
+fn open_cuda(_: usize, _: &ExecOptions) -> Result<Box<dyn Runner>, String> {
     Err("this build has no CUDA support".to_string())
+}
+
+/// A compiled cell runner on whatever backend the factory opened.
+struct MakeRunner;
+
+impl UseBackend for MakeRunner {
+    type Out = Box<dyn Runner>;
+
+    fn with<B: futhark_exec::Backend + 'static>(self, backend: B, opened: &Opened) -> Self::Out {
+        let (label, device) = match opened.target {
+            Target::Cpu => (
+                match opened.devices {
+                    1 => "the CPU executor".to_string(),
+                    n => format!("the CPU executor ({n} devices)"),
+                },
+                Device::CpuExecutor,
+            ),
+            Target::Cuda => {
+                let device = Device::Gpus(opened.devices);
+                (format!("cuda: {device} ({})", opened.name), device)
+            }
+        };
+        Box::new(Compiled::new(backend, label, device))
+    }
 }
 
 /// Whether `name` occurs in `text` as a whole word (an identifier token, or a part of a

@@ -4,6 +4,7 @@
 use std::path::Path;
 
 use futhark_db::{Database, File, parse, render};
+use futhark_options::ExecOptions;
 use futhark_syntax::Diagnostic;
 use futhark_testspec::{CaseInput, Expectation, GenValue, RunCase};
 use futhark_values::{
@@ -43,25 +44,27 @@ pub enum InputError {
 /// reference for `auto output` cases).
 pub struct ProgramSlot {
     backend: Option<ExecBackend>,
+    exec: ExecOptions,
     loaded: Option<Result<Box<dyn Program>, LoadError>>,
     reference: Option<Result<Box<dyn Program>, LoadError>>,
 }
 
 impl ProgramSlot {
     /// Nothing loaded yet; programs will run on `backend` (`None`: the interpreter).
-    pub fn new(backend: Option<ExecBackend>) -> ProgramSlot {
+    pub fn new(backend: Option<ExecBackend>, exec: &ExecOptions) -> ProgramSlot {
         ProgramSlot {
             backend,
+            exec: exec.clone(),
             loaded: None,
             reference: None,
         }
     }
 
     fn get(&mut self, db: &Database, file: File) -> &mut Result<Box<dyn Program>, LoadError> {
-        let backend = self.backend;
+        let (backend, exec) = (self.backend, &self.exec);
         self.loaded.get_or_insert_with(|| match backend {
             None => engine::load_interpreter(db, file),
-            Some(b) => engine::load_compiled(db, file, b, engine::Safety::Checked),
+            Some(b) => engine::load_compiled(db, file, b, exec),
         })
     }
 

@@ -46,6 +46,7 @@ use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
 use clap::Args;
+use futhark_options::{ExecOptions, Options, SplitPolicy};
 
 use mode::Mode;
 use outcome::{CaseResult, Status, Verdict};
@@ -130,7 +131,7 @@ struct WorkerSettings {
     timeout: Duration,
 }
 
-pub fn run(args: TestArgs) -> ExitCode {
+pub fn run(args: TestArgs, options: &Options) -> ExitCode {
     if let Err(u) = args.mode.check_available() {
         eprintln!(
             "error: {u}: `futhark-rs test --mode {}` cannot run",
@@ -157,7 +158,7 @@ pub fn run(args: TestArgs) -> ExitCode {
         }
     };
     let settings = WorkerSettings {
-        command: worker_command(exe, args.mode, &args.exclude),
+        command: worker_command(exe, args.mode, &args.exclude, &options.exec),
         timeout,
     };
     let mut jobs = collect_jobs(&args.paths, args.mode, &args.exclude);
@@ -452,8 +453,23 @@ const MAX_SILENT_CRASHES: usize = 3;
 
 /// The command starting a worker for `mode`, excluding the user's `exclude` tags; `exe` is this
 /// program.
-fn worker_command(exe: PathBuf, mode: Mode, exclude: &[String]) -> WorkerCommand {
+fn worker_command(
+    exe: PathBuf,
+    mode: Mode,
+    exclude: &[String],
+    exec: &ExecOptions,
+) -> WorkerCommand {
     let mut args = vec!["test-worker".into(), "--mode".into(), mode.name().into()];
+    // Options that flags may have set travel as flags (the environment is inherited).
+    if let Some(n) = exec.gpus {
+        args.extend(["--gpus".into(), n.to_string().into()]);
+    }
+    let split = match exec.split {
+        SplitPolicy::Auto => "auto",
+        SplitPolicy::Always => "always",
+        SplitPolicy::Never => "never",
+    };
+    args.extend(["--split".into(), split.into()]);
     for tag in exclude {
         args.push("--exclude".into());
         args.push(tag.into());

@@ -24,7 +24,7 @@ use std::process::ExitCode;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use clap::Args;
-use futhark_db::Database;
+use futhark_options::Options;
 use futhark_testspec::RunMode;
 use serde::Serialize;
 
@@ -47,7 +47,7 @@ pub struct WorkerArgs {
     exclude: Vec<String>,
 }
 
-pub fn run(args: WorkerArgs) -> ExitCode {
+pub fn run(args: WorkerArgs, options: Options) -> ExitCode {
     panic::set_hook(Box::new(|info| {
         let location = info
             .location()
@@ -58,7 +58,7 @@ pub fn run(args: WorkerArgs) -> ExitCode {
     let thread = std::thread::Builder::new()
         .name("test-worker".to_string())
         .stack_size(STACK_SIZE)
-        .spawn(move || serve(&args));
+        .spawn(move || serve(&args, &options));
     match thread.map(|handle| handle.join()) {
         Ok(Ok(Ok(()))) => ExitCode::SUCCESS,
         Ok(Ok(Err(e))) => {
@@ -110,7 +110,7 @@ enum WorkerError {
 }
 
 /// Answers requests until standard input ends.
-fn serve(args: &WorkerArgs) -> Result<(), WorkerError> {
+fn serve(args: &WorkerArgs, options: &Options) -> Result<(), WorkerError> {
     let run_mode = args.mode.run_mode(&args.exclude);
     let mut input = io::stdin().lock();
     let mut line = Vec::new();
@@ -130,7 +130,7 @@ fn serve(args: &WorkerArgs) -> Result<(), WorkerError> {
         }
         let done = match serde_json::from_str::<Request>(text) {
             Ok(request) => {
-                let error = test_file(args.mode, &run_mode, &request)?;
+                let error = test_file(args.mode, options, &run_mode, &request)?;
                 FileDone {
                     done: request.file,
                     error,
@@ -182,6 +182,7 @@ fn send(message: &impl Serialize) -> Result<(), WorkerError> {
 /// not be tested at all, if it could not.
 fn test_file(
     mode: Mode,
+    options: &Options,
     run_mode: &RunMode,
     request: &Request,
 ) -> Result<Option<String>, WorkerError> {
@@ -192,7 +193,7 @@ fn test_file(
     };
     let setup = panic::catch_unwind(AssertUnwindSafe(|| {
         let items = plan::plan(&source, mode, run_mode);
-        let mut db = Database::new();
+        let mut db = crate::engine::database(&options.compile);
         let file = db.set_file(path, source.clone());
         (items, db, file)
     }));
@@ -200,7 +201,7 @@ fn test_file(
         Ok(setup) => setup,
         Err(payload) => return Ok(Some(panic_message(payload.as_ref()))),
     };
-    let mut slot = ProgramSlot::new(mode.exec_backend());
+    let mut slot = ProgramSlot::new(mode.exec_backend(), &options.exec);
     for (index, item) in items.iter().enumerate().skip(request.start) {
         let outcome = panic::catch_unwind(AssertUnwindSafe(|| match &item.action {
             Action::Parse => Some(exec::check_parse(&db, file)),
@@ -220,7 +221,7 @@ fn test_file(
             Ok(None) => continue,
             Err(payload) => {
                 // A panic may have left a half-loaded program behind: start afresh.
-                slot = ProgramSlot::new(mode.exec_backend());
+                slot = ProgramSlot::new(mode.exec_backend(), &options.exec);
                 Verdict::fail(panic_message(payload.as_ref()))
             }
         };

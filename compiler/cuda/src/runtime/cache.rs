@@ -7,7 +7,7 @@
 //! Entries are written to a temporary file and renamed, so concurrent processes never see a
 //! half-written cubin. Any I/O problem makes the cache a no-op, never an error.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 /// A kernel cache in a folder (or disabled).
 #[derive(Clone, Debug)]
@@ -30,14 +30,10 @@ pub fn hash_key(key: &str) -> String {
 }
 
 impl KernelCache {
-    /// The standard location, or a disabled cache when no home folder is known.
-    pub fn default_location() -> KernelCache {
-        let base = std::env::var_os("XDG_CACHE_HOME")
-            .map(PathBuf::from)
-            .filter(|p| p.is_absolute())
-            .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache")));
+    /// The cache in `dir` (`CudaOptions::kernel_cache`), or a disabled one.
+    pub fn at(dir: Option<&Path>) -> KernelCache {
         KernelCache {
-            dir: base.map(|b| b.join("futhark-rs").join("kernels")),
+            dir: dir.map(Path::to_path_buf),
         }
     }
 

@@ -6,6 +6,7 @@ use std::collections::HashMap;
 use std::sync::OnceLock;
 
 use cudarc::driver::{result, sys};
+use futhark_options::CudaOptions;
 
 use super::alloc::Allocator;
 use super::cache::KernelCache;
@@ -120,16 +121,17 @@ pub struct Gpu {
     pub pdl: bool,
     /// Where kernels record failed run-time checks (see `failure`).
     pub(crate) failures: super::failure::FailureSlot,
+    /// The switches it was opened with (FMA contraction, warp scans, trace, NVRTC threads).
+    pub(crate) options: CudaOptions,
 }
 
 /// Programmatic dependent launch (compute capability 9.0 and later): a kernel may be
 /// scheduled while the one before it on the stream drains; every generated entry starts
 /// with `griddepcontrol.wait`, so it reads and writes nothing until its predecessor has
 /// finished and its writes are visible. This hides the launch and ramp-up of each kernel
-/// behind the tail of the previous one. On unless `FUTHARK_PDL=0`.
-pub fn pdl_wanted(info: &DeviceInfo) -> bool {
-    info.compute_capability.0 >= 9
-        && !std::env::var("FUTHARK_PDL").is_ok_and(|v| v == "0" || v == "false")
+/// behind the tail of the previous one. On unless `CudaOptions::pdl` is off (`FUTHARK_PDL=0`).
+pub fn pdl_wanted(info: &DeviceInfo, options: &CudaOptions) -> bool {
+    info.compute_capability.0 >= 9 && options.pdl
 }
 
 // SAFETY: CUDA contexts and streams may be used from any thread once the context is made
@@ -138,8 +140,13 @@ pub fn pdl_wanted(info: &DeviceInfo) -> bool {
 unsafe impl Send for Gpu {}
 
 impl Gpu {
-    /// Opens GPU `ordinal`: retains its primary context and creates a stream.
+    /// Opens GPU `ordinal` with the default options.
     pub fn open(ordinal: usize) -> Result<Gpu> {
+        Gpu::open_with(ordinal, &CudaOptions::default())
+    }
+
+    /// Opens GPU `ordinal`: retains its primary context and creates a stream.
+    pub fn open_with(ordinal: usize, options: &CudaOptions) -> Result<Gpu> {
         let info = device_info(ordinal)?;
         let dev =
             result::device::get(ordinal as i32).map_err(|e| CudaError::driver("cuDeviceGet", e))?;
@@ -152,14 +159,15 @@ impl Gpu {
         let stream = result::stream::create(result::stream::StreamKind::NonBlocking)
             .map_err(|e| CudaError::driver("cuStreamCreate", e))?;
         let mut timer = Timer::default();
-        if super::timing::trace_path().is_some() {
+        if options.trace.is_some() {
             timer.start_trace(stream)?;
         }
         Ok(Gpu {
-            pdl: pdl_wanted(&info),
+            pdl: pdl_wanted(&info, options),
+            options: options.clone(),
             alloc: Allocator::new(ordinal),
             kernels: HashMap::new(),
-            cache: KernelCache::default_location(),
+            cache: KernelCache::at(options.kernel_cache.as_deref()),
             timer,
             staging: super::alloc::Staging::default(),
             marks: Default::default(),
@@ -170,7 +178,7 @@ impl Gpu {
         })
     }
 
-    /// Opens every GPU (at most `limit`).
+    /// Opens every GPU (at most `limit`), with the default options.
     pub fn open_all(limit: Option<usize>) -> Result<Vec<Gpu>> {
         let n = device_count()?;
         if n == 0 {
@@ -207,8 +215,8 @@ impl Drop for Gpu {
             // ignored (there is nothing left to report them to).
             unsafe {
                 let _ = result::stream::synchronize(self.stream);
-                if let Some(path) = super::timing::trace_path() {
-                    let path = format!("{path}.gpu{}.tsv", self.info.ordinal);
+                if let Some(path) = &self.options.trace {
+                    let path = format!("{}.gpu{}.tsv", path.display(), self.info.ordinal);
                     if let Err(e) = self.timer.write_trace(&path) {
                         eprintln!("warning: {e}");
                     }

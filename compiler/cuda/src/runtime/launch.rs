@@ -84,7 +84,7 @@ impl Gpu {
     pub fn load_all(&mut self, gks: &[GeneratedKernel]) -> Result<()> {
         self.bind()?;
         let arch = self.info.arch();
-        let opts = nvrtc::options(&arch);
+        let opts = nvrtc::options_with(&arch, self.options.fmad);
         let version = nvrtc::version()?;
         let keys: Vec<String> = gks
             .iter()
@@ -107,7 +107,11 @@ impl Gpu {
             .iter()
             .map(|&i| (gks[i].source.as_str(), gks[i].name.as_str()))
             .collect();
-        let compiled = nvrtc::compile_many(&sources, &opts, nvrtc::compile_threads());
+        let compiled = nvrtc::compile_many(
+            &sources,
+            &opts,
+            nvrtc::compile_threads(self.options.nvrtc_threads),
+        );
         let mut failures: HashMap<usize, CudaError> = HashMap::new();
         let mut fresh: HashMap<usize, Vec<u8>> = HashMap::new();
         for (&i, res) in jobs.iter().zip(compiled) {
@@ -657,7 +661,7 @@ impl Gpu {
                 // warps, fewer where the accumulator is large (no shared-memory opt-in).
                 let slot = warp_slot(s.acc_size);
                 if let Some(warp) = s.warp_entry.as_ref().filter(|_| len <= WARP_SCAN_MAX)
-                    && warp_scan_wanted()
+                    && self.options.warp_scan
                     && slot <= DEFAULT_SHARED
                 {
                     let warps = (DEFAULT_SHARED / slot).clamp(1, 8) as u32;
@@ -770,13 +774,6 @@ unsafe fn launch_dependent(
     };
     // SAFETY: the caller's contract; `config` and `attr` live until the call returns.
     unsafe { sys::cuLaunchKernelEx(&config, f, args.as_mut_ptr(), std::ptr::null_mut()).result() }
-}
-
-/// Whether segmented scans of short segments use their warp entry (`FUTHARK_WARP_SCAN=0`
-/// sends them to the look-back kernel, for comparison).
-fn warp_scan_wanted() -> bool {
-    static WANTED: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
-    *WANTED.get_or_init(|| !std::env::var("FUTHARK_WARP_SCAN").is_ok_and(|v| v == "0"))
 }
 
 /// Ceiling division of non-negative sizes.

@@ -83,6 +83,11 @@ pub fn version() -> Result<(i32, i32)> {
 
 /// The options every module is compiled with, for architecture `arch` (e.g. `sm_90`).
 pub fn options(arch: &str) -> Vec<String> {
+    options_with(arch, false)
+}
+
+/// [`options`], with fused multiply-add contraction allowed when `fmad` (`CudaOptions::fmad`).
+pub fn options_with(arch: &str, fmad: bool) -> Vec<String> {
     vec![
         format!("--gpu-architecture={arch}"),
         "--std=c++17".into(),
@@ -92,13 +97,8 @@ pub fn options(arch: &str) -> Vec<String> {
         // CPU executor round each operation, and a program's GPU results should be theirs
         // (mandelbrot's escape counts differed at boundary pixels). `FUTHARK_FMAD=1` allows
         // contraction again, for speed over agreement.
-        format!("--fmad={}", fmad_allowed()),
+        format!("--fmad={fmad}"),
     ]
-}
-
-/// Whether `FUTHARK_FMAD` asks for fused multiply-add contraction.
-fn fmad_allowed() -> bool {
-    std::env::var("FUTHARK_FMAD").is_ok_and(|v| v == "1" || v == "true")
 }
 
 /// A compiled module.
@@ -222,19 +222,16 @@ pub fn compile_many(
         .collect()
 }
 
-/// How many threads compile a program's kernels: `FUTHARK_NVRTC_THREADS`, else the
-/// machine's parallelism (at most 16: beyond it, memory grows faster than the speed-up).
-pub fn compile_threads() -> usize {
-    std::env::var("FUTHARK_NVRTC_THREADS")
-        .ok()
-        .and_then(|v| v.parse::<usize>().ok())
-        .filter(|&n| n > 0)
-        .unwrap_or_else(|| {
-            std::thread::available_parallelism()
-                .map(|n| n.get())
-                .unwrap_or(1)
-                .min(16)
-        })
+/// How many threads compile a program's kernels: `requested` (`CudaOptions::nvrtc_threads`,
+/// `FUTHARK_NVRTC_THREADS`), else the machine's parallelism (at most 16: beyond it, memory
+/// grows faster than the speed-up).
+pub fn compile_threads(requested: Option<usize>) -> usize {
+    requested.filter(|&n| n > 0).unwrap_or_else(|| {
+        std::thread::available_parallelism()
+            .map(|n| n.get())
+            .unwrap_or(1)
+            .min(16)
+    })
 }
 
 /// # Safety

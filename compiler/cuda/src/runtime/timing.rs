@@ -49,13 +49,6 @@ pub fn host_us() -> f64 {
     T0.get_or_init(Instant::now).elapsed().as_secs_f64() * 1e6
 }
 
-/// Where `FUTHARK_TRACE` asks for timelines, if it does.
-pub fn trace_path() -> Option<String> {
-    std::env::var("FUTHARK_TRACE")
-        .ok()
-        .filter(|p| !p.is_empty())
-}
-
 /// The host side of one traced launch.
 #[derive(Clone, Copy, Debug)]
 struct Issue {

@@ -60,14 +60,10 @@ pub(crate) struct Balancer {
 }
 
 impl Balancer {
-    /// On unless `FUTHARK_BALANCE=0`.
-    pub(crate) fn from_env() -> Balancer {
-        let off = matches!(
-            std::env::var("FUTHARK_BALANCE").as_deref().map(str::trim),
-            Ok("0" | "off" | "false")
-        );
+    /// On when `enabled` (`ExecOptions::balance`; `FUTHARK_BALANCE=0` turns it off).
+    pub(crate) fn new(enabled: bool) -> Balancer {
         Balancer {
-            enabled: !off,
+            enabled,
             kernels: HashMap::new(),
         }
     }

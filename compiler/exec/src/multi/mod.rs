@@ -38,6 +38,7 @@ use futhark_ir::husk::{Combine, Husk, husk};
 use futhark_ir::soacs::KernelDef;
 use futhark_ir::types::PrimType;
 use futhark_ir::{KernelProgram, Size};
+use futhark_options::ExecOptions;
 use futhark_values::Buffer;
 
 use crate::backend::{Backend, KernelProfile, PeerBackend};
@@ -49,27 +50,7 @@ const SMALL_UPLOAD: usize = 1024;
 
 pub use place::MultiBuf;
 
-/// When launches are split over the devices.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum SplitPolicy {
-    /// When the cost model expects a gain (the default).
-    Auto,
-    /// Whenever the kernel can be split (tests use this to exercise every husk).
-    Always,
-    /// Never: everything runs on device 0.
-    Never,
-}
-
-impl SplitPolicy {
-    /// `FUTHARK_SPLIT=auto|always|never`, else `Auto`.
-    pub fn from_env() -> SplitPolicy {
-        match std::env::var("FUTHARK_SPLIT").as_deref() {
-            Ok("always") => SplitPolicy::Always,
-            Ok("never") => SplitPolicy::Never,
-            _ => SplitPolicy::Auto,
-        }
-    }
-}
+pub use futhark_options::SplitPolicy;
 
 /// What became of one kernel program's launches, for `--profile`.
 #[derive(Clone, Debug, Default)]
@@ -142,17 +123,23 @@ pub struct Multi<D: PeerBackend> {
 }
 
 impl<D: PeerBackend> Multi<D> {
-    /// The devices, in order; device 0 runs whatever is not split.
+    /// The devices, in order; device 0 runs whatever is not split. The split policy and
+    /// balancing are the defaults (see [`Multi::with_options`]).
     pub fn new(devs: Vec<D>) -> Result<Multi<D>> {
+        Multi::with_options(devs, &ExecOptions::default())
+    }
+
+    /// The devices, splitting and balancing launches as `options` say.
+    pub fn with_options(devs: Vec<D>, options: &ExecOptions) -> Result<Multi<D>> {
         if devs.is_empty() {
             return Err(ExecError::Backend("no device to run on".into()));
         }
         Ok(Multi {
-            balance: balance::Balancer::from_env(),
+            balance: balance::Balancer::new(options.balance),
             devs,
             kernels: HashMap::new(),
             plans: HashMap::new(),
-            policy: SplitPolicy::from_env(),
+            policy: options.split,
             stats: HashMap::new(),
             charged: HashMap::new(),
         })
@@ -163,7 +150,7 @@ impl<D: PeerBackend> Multi<D> {
     }
 
     /// Whether split launches may take uneven rows from measured times (on unless
-    /// `FUTHARK_BALANCE=0`); switching forgets what was measured.
+    /// `ExecOptions::balance` is off); switching forgets what was measured.
     pub fn set_balancing(&mut self, on: bool) {
         self.balance.set_enabled(on);
     }

@@ -111,11 +111,14 @@ fn mod_exp_at(m: &ModExp, offset: u32) -> Option<SourceDef> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use futhark_syntax::FileId;
 
     fn at(src: &str, needle: &str) -> Option<SourceDef> {
-        let parsed = futhark_syntax::parse(FileId(0), src);
-        def_at(&parsed.file, src.find(needle).unwrap() as u32)
+        let mut db = futhark_db::Database::new();
+        let file = db.set_file("/t/origin.fut", src);
+        def_at(
+            &futhark_db::parse(&db, file).file,
+            src.find(needle).unwrap() as u32,
+        )
     }
 
     #[test]

@@ -220,9 +220,8 @@ impl<'a> LowerCx<'a> {
         let Some(args) = self
             .lw
             .hints
-            .size_args
-            .get(&qn.span)
-            .or_else(|| self.lw.hints.size_args.get(&qn.name.span))
+            .size_args_at(&qn.span)
+            .or_else(|| self.lw.hints.size_args_at(&qn.name.span))
             .cloned()
         else {
             return e;
@@ -315,7 +314,7 @@ impl<'a> LowerCx<'a> {
     }
 
     fn literal(&self, l: &ast::Literal, negate: bool, outer: Span) -> Exp {
-        let hint = |sp: Span| self.lw.hints.literal_types.get(&sp).copied();
+        let hint = |sp: Span| self.lw.hints.literal_type(&sp);
         let hinted = hint(l.span).or_else(|| hint(outer));
         match &l.kind {
             LitKind::Int {
@@ -433,7 +432,7 @@ impl<'a> LowerCx<'a> {
                 for x in es {
                     out.push(self.exp(x)?);
                 }
-                let row_type = self.lw.hints.array_row_types.get(&span).cloned();
+                let row_type = self.lw.hints.array_row_type(&span).cloned();
                 Exp::ArrayLit {
                     elems: out,
                     row_type,

@@ -423,14 +423,6 @@ impl Lowerer {
             };
             let ctx = lx.fns.pop().unwrap_or_default();
             let mut body = body;
-            if std::env::var("FUT_DEBUG").is_ok() {
-                eprintln!(
-                    "{} = {:?} ret {:?}",
-                    vb.name.name,
-                    body,
-                    vb.ret.as_ref().map(|t| (&t.kind, lx.prim_of(t)))
-                );
-            }
             liveness::run(&mut body, &[]);
             return self.machine.eval_closed(&body, ctx.nslots as usize);
         }

@@ -55,7 +55,7 @@ impl LowerCx<'_> {
     }
 
     fn lit_pat(&self, l: &ast::Literal, ty: Option<futhark_values::PrimType>) -> LitPat {
-        let hinted = ty.or_else(|| self.lw.hints.literal_types.get(&l.span).copied());
+        let hinted = ty.or_else(|| self.lw.hints.literal_type(&l.span));
         let flex = match &l.kind {
             LitKind::Int {
                 value,

@@ -75,9 +75,6 @@ pub fn extract_kernels(mut prog: Program) -> Result<Program, PassError> {
         }
     }
     prog.kernels.extend(kernels);
-    if promote::enabled() {
-        promote_program_loops(&mut prog);
-    }
     Ok(prog)
 }
 

@@ -18,7 +18,8 @@
 //! pass as the largest of the bounds (see [`promote_loops`]), and each loop becomes `if j < B`.
 //! A later loop may read back only what a loop of the same bound wrote.
 //!
-//! On unless `FUTHARK_PROMOTE_LOOPS=0`. On an H200 it took LocVolCalib large from 287.5 to
+//! The `promote-loops` pass, on unless `CompileOptions::promote_loops` is off
+//! (`FUTHARK_PROMOTE_LOOPS=0`). On an H200 it took LocVolCalib large from 287.5 to
 //! 189.4 ms (`bench/results/multi-gpu-4gpu.md`, runs 6–7).
 
 use std::collections::HashSet;
@@ -26,11 +27,6 @@ use std::collections::HashSet;
 use futhark_ir::{
     BinOp, CmpOp, Exp, Kernel, KernelProgram, Name, PrimType, SegMap, SegOp, SegSpace, Size, Stm,
 };
-
-/// Whether the pass runs: unless `FUTHARK_PROMOTE_LOOPS=0`.
-pub fn enabled() -> bool {
-    std::env::var("FUTHARK_PROMOTE_LOOPS").as_deref() != Ok("0")
-}
 
 /// Promotes the loops of every kernel of `prog` that qualifies; the others are unchanged.
 ///

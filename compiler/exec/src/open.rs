@@ -1,0 +1,97 @@
+//! The one executor factory: every face (the command line's `run`/`test`/`bench`, the REPL
+//! and notebook sessions, tests) opens the devices a compiled program runs on here, from
+//! the target it asks for and its [`ExecOptions`]. A backend's type is generic, so the
+//! caller passes what to build on it ([`UseBackend`]) rather than receiving it.
+
+use futhark_options::ExecOptions;
+
+use crate::backend::Backend;
+use crate::cpu::CpuBackend;
+#[cfg(feature = "cuda")]
+use crate::cuda::{CudaBackend, CudaDevice};
+use crate::error::Result;
+use crate::multi::Multi;
+
+/// Why CUDA cannot run in a build without the `cuda` feature.
+#[cfg(not(feature = "cuda"))]
+pub(crate) const NO_CUDA: &str =
+    "this build has no CUDA backend (futhark-exec's `cuda` feature is off)";
+
+/// Where kernels run.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Target {
+    /// Kernels interpreted on the CPU, as many simulated devices as asked for (split
+    /// launches are checked this way).
+    Cpu,
+    /// The NVIDIA GPUs.
+    Cuda,
+}
+
+/// What was opened, for messages.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Opened {
+    pub target: Target,
+    /// How many devices launches are spread over.
+    pub devices: usize,
+    /// The devices' name: `CPU`, `NVIDIA H200 (sm_90)`, `2× NVIDIA H200 (sm_90)`.
+    pub name: String,
+}
+
+/// What a caller builds on the backend once it is open (an executor, a session's runner).
+pub trait UseBackend {
+    type Out;
+    fn with<B: Backend + 'static>(self, backend: B, opened: &Opened) -> Self::Out;
+}
+
+/// Opens `target` with `devices` devices (`None`: `options.gpus`, else all visible GPUs or
+/// one CPU device) and hands it to `user`. With `options.bare_device`, CUDA is GPU 0 alone,
+/// without the multi-GPU layer (the baseline of the multi-GPU benchmark).
+pub fn open_backend<U: UseBackend>(
+    target: Target,
+    devices: Option<usize>,
+    options: &ExecOptions,
+    user: U,
+) -> Result<U::Out> {
+    let devices = devices.or(options.gpus);
+    match target {
+        Target::Cpu => {
+            let n = devices.unwrap_or(1);
+            let cpu = Multi::with_options((0..n).map(|_| CpuBackend::new()).collect(), options)?;
+            let opened = Opened {
+                target,
+                devices: n,
+                name: "CPU".to_string(),
+            };
+            Ok(user.with(cpu, &opened))
+        }
+        #[cfg(not(feature = "cuda"))]
+        Target::Cuda => Err(crate::ExecError::Backend(NO_CUDA.to_string())),
+        #[cfg(feature = "cuda")]
+        Target::Cuda if options.bare_device => {
+            let gpu = CudaDevice::open_with(0, options)?;
+            let opened = Opened {
+                target,
+                devices: 1,
+                name: gpu.device_name(),
+            };
+            Ok(user.with(gpu, &opened))
+        }
+        #[cfg(feature = "cuda")]
+        Target::Cuda => {
+            let mut gpu = CudaBackend::open_gpus(devices, options)?;
+            let name = gpu.device_name();
+            // `2× NVIDIA H200 (sm_90)`: the count is in `devices`.
+            let name = name
+                .split_once("× ")
+                .filter(|(n, _)| n.parse::<usize>().is_ok())
+                .map_or(name.as_str(), |(_, rest)| rest)
+                .to_string();
+            let opened = Opened {
+                target,
+                devices: gpu.gpu_count(),
+                name,
+            };
+            Ok(user.with(gpu, &opened))
+        }
+    }
+}

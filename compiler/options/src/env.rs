@@ -1,0 +1,130 @@
+//! The process environment, read in one place: [`from_env`] is the only function in the
+//! workspace that reads `FUTHARK_*` variables (a tidy test in `compiler/cli/tests/tidy.rs`
+//! keeps it so), and the home and cache folders the runtime needs. Faces call it at
+//! start-up and override its answers with their flags.
+
+use std::path::PathBuf;
+
+use crate::types::{Options, SplitPolicy};
+
+/// A variable set to a value it cannot take.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum EnvError {
+    #[error("FUTHARK_GPUS must be a positive number of GPUs, not `{0}`")]
+    Gpus(String),
+}
+
+/// The options the environment asks for, on top of the defaults. A malformed value of a
+/// tuning switch keeps its default, as it always has; a malformed `FUTHARK_GPUS` is an
+/// error, given back beside the options (which then use all GPUs) for the face to report
+/// when it opens devices.
+pub fn from_env() -> (Options, Option<EnvError>) {
+    from_vars(|name| std::env::var(name).ok())
+}
+
+/// [`from_env`] over any source of variables (tests pass a map).
+pub(crate) fn from_vars(var: impl Fn(&str) -> Option<String>) -> (Options, Option<EnvError>) {
+    let mut o = Options::default();
+    let mut error = None;
+    let is = |name: &str, values: &[&str]| var(name).is_some_and(|v| values.contains(&v.trim()));
+    if let Some(v) = var("FUTHARK_GPUS") {
+        match v.trim().parse::<usize>() {
+            Ok(n) if n > 0 => o.exec.gpus = Some(n),
+            _ => error = Some(EnvError::Gpus(v)),
+        }
+    }
+    if let Some(split) = var("FUTHARK_SPLIT").and_then(|v| SplitPolicy::from_name(&v)) {
+        o.exec.split = split;
+    }
+    o.exec.balance = !is("FUTHARK_BALANCE", &["0", "off", "false"]);
+    o.exec.two_way_peer_copies = is("FUTHARK_PEER_ORDER", &["both"]);
+    o.exec.bare_device = var("FUTHARK_BARE_DEVICE").is_some();
+    o.compile.promote_loops = !is("FUTHARK_PROMOTE_LOOPS", &["0"]);
+    let cuda = &mut o.exec.cuda;
+    cuda.fmad = is("FUTHARK_FMAD", &["1", "true"]);
+    cuda.warp_scan = !is("FUTHARK_WARP_SCAN", &["0"]);
+    cuda.pdl = !is("FUTHARK_PDL", &["0", "false"]);
+    cuda.trace = var("FUTHARK_TRACE")
+        .filter(|p| !p.is_empty())
+        .map(PathBuf::from);
+    cuda.nvrtc_threads = var("FUTHARK_NVRTC_THREADS")
+        .and_then(|v| v.trim().parse::<usize>().ok())
+        .filter(|&n| n > 0);
+    cuda.kernel_cache = var("XDG_CACHE_HOME")
+        .map(PathBuf::from)
+        .filter(|p| p.is_absolute())
+        .or_else(|| var("HOME").map(|h| PathBuf::from(h).join(".cache")))
+        .map(|base| base.join("futhark-rs").join("kernels"));
+    o.face.no_gpu = var("FUTHARK_NO_GPU").is_some();
+    o.face.lsp_run_timeout_ms =
+        var("FUTHARK_LSP_RUN_TIMEOUT_MS").and_then(|v| v.trim().parse().ok());
+    o.face.repl_history = var("FUTHARK_REPL_HISTORY").map(PathBuf::from);
+    (o, error)
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::HashMap;
+
+    use super::*;
+    use crate::types::Safety;
+
+    fn with(vars: &[(&str, &str)]) -> (Options, Option<EnvError>) {
+        let map: HashMap<String, String> = vars
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect();
+        from_vars(|name| map.get(name).cloned())
+    }
+
+    #[test]
+    fn nothing_set_gives_the_defaults() {
+        assert_eq!(with(&[]), (Options::default(), None));
+        let o = Options::default();
+        assert!(o.compile.promote_loops && o.exec.balance && o.exec.cuda.pdl);
+        assert!(o.exec.cuda.warp_scan && !o.exec.cuda.fmad);
+        assert_eq!(o.compile.safety, Safety::Checked);
+    }
+
+    #[test]
+    fn variables_turn_switches() {
+        let (o, err) = with(&[
+            ("FUTHARK_GPUS", "2"),
+            ("FUTHARK_SPLIT", "always"),
+            ("FUTHARK_BALANCE", "off"),
+            ("FUTHARK_PROMOTE_LOOPS", "0"),
+            ("FUTHARK_FMAD", "1"),
+            ("FUTHARK_WARP_SCAN", "0"),
+            ("FUTHARK_PDL", "false"),
+            ("FUTHARK_TRACE", "/tmp/t"),
+            ("FUTHARK_NVRTC_THREADS", "3"),
+            ("FUTHARK_PEER_ORDER", "both"),
+            ("FUTHARK_NO_GPU", ""),
+            ("FUTHARK_LSP_RUN_TIMEOUT_MS", "1500"),
+        ]);
+        assert_eq!(err, None);
+        assert_eq!(o.exec.gpus, Some(2));
+        assert_eq!(o.exec.split, SplitPolicy::Always);
+        assert!(!o.exec.balance && !o.compile.promote_loops);
+        assert!(o.exec.cuda.fmad && !o.exec.cuda.warp_scan && !o.exec.cuda.pdl);
+        assert_eq!(o.exec.cuda.trace, Some(PathBuf::from("/tmp/t")));
+        assert_eq!(o.exec.cuda.nvrtc_threads, Some(3));
+        assert!(o.exec.two_way_peer_copies && o.face.no_gpu);
+        assert_eq!(o.face.lsp_run_timeout_ms, Some(1500));
+    }
+
+    #[test]
+    fn malformed_values_keep_defaults_but_a_bad_gpu_count_is_an_error() {
+        let (o, err) = with(&[
+            ("FUTHARK_GPUS", "zero"),
+            ("FUTHARK_SPLIT", "sometimes"),
+            ("FUTHARK_NVRTC_THREADS", "0"),
+        ]);
+        assert_eq!(err, Some(EnvError::Gpus("zero".to_string())));
+        assert_eq!(o.exec, Options::default().exec);
+        assert_eq!(
+            with(&[("FUTHARK_GPUS", "0")]).1,
+            Some(EnvError::Gpus("0".into()))
+        );
+    }
+}

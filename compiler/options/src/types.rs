@@ -1,0 +1,151 @@
+//! The option types. Defaults are what a user gets with no flag and no variable set.
+
+use std::path::PathBuf;
+
+/// Whether compiled programs keep the run-time checks inside kernels (`--unsafe`,
+/// `:unsafe` drop them).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum Safety {
+    #[default]
+    Checked,
+    Unchecked,
+}
+
+impl Safety {
+    pub fn from_unsafe(unsafe_checks: bool) -> Safety {
+        if unsafe_checks {
+            Safety::Unchecked
+        } else {
+            Safety::Checked
+        }
+    }
+}
+
+/// When launches are split over the devices (`--split`, `FUTHARK_SPLIT`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum SplitPolicy {
+    /// When the cost model expects a gain.
+    #[default]
+    Auto,
+    /// Whenever the kernel can be split (tests use this to exercise every husk).
+    Always,
+    /// Never: everything runs on device 0.
+    Never,
+}
+
+impl SplitPolicy {
+    /// `auto`, `always` or `never`.
+    pub fn from_name(name: &str) -> Option<SplitPolicy> {
+        match name.trim() {
+            "auto" => Some(SplitPolicy::Auto),
+            "always" => Some(SplitPolicy::Always),
+            "never" => Some(SplitPolicy::Never),
+            _ => None,
+        }
+    }
+}
+
+/// What compiling a program to kernels depends on besides its text. The database keeps it
+/// as an input: changing it re-runs compilation, never parsing or checking.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct CompileOptions {
+    pub safety: Safety,
+    /// Loop promotion at the end of kernel extraction (`FUTHARK_PROMOTE_LOOPS=0` turns it
+    /// off).
+    pub promote_loops: bool,
+}
+
+impl Default for CompileOptions {
+    fn default() -> Self {
+        CompileOptions {
+            safety: Safety::Checked,
+            promote_loops: true,
+        }
+    }
+}
+
+/// The CUDA runtime's switches.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CudaOptions {
+    /// Let NVRTC contract `a * b + c` into fused multiply-adds (`FUTHARK_FMAD=1`); off so
+    /// that GPU results round as the interpreter's do.
+    pub fmad: bool,
+    /// Segmented scans of short segments use their warp entry (`FUTHARK_WARP_SCAN=0`
+    /// sends them to the look-back kernel).
+    pub warp_scan: bool,
+    /// Programmatic dependent launch on sm_90+ (`FUTHARK_PDL=0` turns it off).
+    pub pdl: bool,
+    /// Where per-GPU launch timelines go (`FUTHARK_TRACE=PATH`: `PATH.gpuN.tsv`).
+    pub trace: Option<PathBuf>,
+    /// Threads compiling a program's kernels (`FUTHARK_NVRTC_THREADS`; `None`: the
+    /// machine's parallelism, at most 16).
+    pub nvrtc_threads: Option<usize>,
+    /// Where compiled kernels are kept between runs (`$XDG_CACHE_HOME/futhark-rs/kernels`,
+    /// else `~/.cache/futhark-rs/kernels`; `None`: no disk cache).
+    pub kernel_cache: Option<PathBuf>,
+}
+
+impl Default for CudaOptions {
+    fn default() -> Self {
+        CudaOptions {
+            fmad: false,
+            warp_scan: true,
+            pdl: true,
+            trace: None,
+            nvrtc_threads: None,
+            kernel_cache: None,
+        }
+    }
+}
+
+/// How compiled programs run: on how many devices, how launches are spread over them.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ExecOptions {
+    /// Devices to use (`--gpus`, `FUTHARK_GPUS`; `None`: all visible GPUs, one simulated
+    /// CPU device).
+    pub gpus: Option<usize>,
+    pub split: SplitPolicy,
+    /// Row boundaries of split launches follow measured per-device times
+    /// (`FUTHARK_BALANCE=0` keeps them even).
+    pub balance: bool,
+    /// Every copy out of a buffer makes its GPU wait for the copy at once, the old two-way
+    /// ordering (`FUTHARK_PEER_ORDER=both`, for comparisons).
+    pub two_way_peer_copies: bool,
+    /// One GPU without the multi-GPU layer (`FUTHARK_BARE_DEVICE`): the baseline of the
+    /// multi-GPU benchmark.
+    pub bare_device: bool,
+    pub cuda: CudaOptions,
+}
+
+impl Default for ExecOptions {
+    fn default() -> Self {
+        ExecOptions {
+            gpus: None,
+            split: SplitPolicy::Auto,
+            balance: true,
+            two_way_peer_copies: false,
+            bare_device: false,
+            cuda: CudaOptions::default(),
+        }
+    }
+}
+
+/// Settings of one face or another that the environment may give.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct FaceOptions {
+    /// Hide the GPUs from sessions, as `CUDA_VISIBLE_DEVICES=` would (`FUTHARK_NO_GPU`).
+    pub no_gpu: bool,
+    /// The LSP's time limit for a Run lens, in milliseconds
+    /// (`FUTHARK_LSP_RUN_TIMEOUT_MS`; the client's options win).
+    pub lsp_run_timeout_ms: Option<u64>,
+    /// The REPL's history file (`FUTHARK_REPL_HISTORY`).
+    pub repl_history: Option<PathBuf>,
+}
+
+/// Everything a face hands down.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Options {
+    pub compile: CompileOptions,
+    pub exec: ExecOptions,
+    pub face: FaceOptions,
+}
