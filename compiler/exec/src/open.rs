@@ -8,7 +8,7 @@ use futhark_options::ExecOptions;
 use crate::backend::Backend;
 use crate::cpu::CpuBackend;
 use crate::cuda::{CudaBackend, CudaDevice};
-use crate::error::Result;
+use crate::error::{ExecError, Result};
 use crate::multi::Multi;
 
 /// Where kernels run.
@@ -47,6 +47,11 @@ pub fn open_backend<U: UseBackend>(
     user: U,
 ) -> Result<U::Out> {
     let devices = devices.or(options.gpus);
+    if devices.is_none()
+        && let Some(why) = &options.gpus_invalid
+    {
+        return Err(ExecError::Backend(why.clone()));
+    }
     match target {
         Target::Cpu => {
             let n = devices.unwrap_or(1);
