@@ -125,6 +125,9 @@ pub struct CheckedFile {
     /// What the file exports to importers (for [`check_decs_incremental`]: everything in
     /// scope after the cell).
     pub scope: Arc<FileScope>,
+    /// Everything in scope at the end of the file, `local` names included: what a REPL
+    /// that loaded the file sees (the same as `scope` for a cell).
+    pub visible: Arc<FileScope>,
     pub info: TypeInfo,
     pub diagnostics: Vec<Diagnostic>,
 }
@@ -144,6 +147,7 @@ pub fn check_file(
     c.check_top_decs(&ast.decs, None, None);
     CheckedFile {
         scope: Arc::new(FileScope { env: c.exports }),
+        visible: Arc::new(FileScope { env: c.env }),
         info: c.info,
         diagnostics: c.diags,
     }
@@ -162,8 +166,10 @@ pub fn check_decs_incremental(
     // Each cell may redefine names of earlier cells.
     c.defined.push(Default::default());
     c.check_decs(decs);
+    let scope = Arc::new(FileScope { env: c.env });
     CheckedFile {
-        scope: Arc::new(FileScope { env: c.env }),
+        visible: scope.clone(),
+        scope,
         info: c.info,
         diagnostics: c.diags,
     }

@@ -166,7 +166,9 @@ pub fn load_compiled(
     let opened = futhark_exec::open_backend(target, None, options, MakeProgram(prog));
     match opened {
         Ok(made) => made.map_err(|e| load_error(e.to_string())),
-        Err(e) if backend == ExecBackend::Cuda => Err(LoadError::NoDevice(e.to_string())),
+        Err(e) if backend == ExecBackend::Cuda || options.gpus_invalid.is_some() => {
+            Err(LoadError::NoDevice(e.to_string()))
+        }
         Err(e) => Err(load_error(e.to_string())),
     }
 }

@@ -199,3 +199,38 @@ fn changing_compile_options_reruns_compilation_only() {
         unchecked
     );
 }
+
+#[test]
+fn the_interpreters_program_reuses_the_check() {
+    use futhark_db::{interp_program, program_diagnostics};
+    let mut db = Database::new();
+    db.set_file("/virtual/ilib.fut", "def inc (x: i32) = x + 1\n");
+    let main = db.set_file(
+        "/virtual/imain.fut",
+        "import \"ilib\"\nentry main (x: i32) = inc x\n",
+    );
+    assert!(
+        program_diagnostics(&db, main)
+            .iter()
+            .all(|(_, d)| d.is_empty())
+    );
+    db.log().enable();
+    let built = interp_program(&db, main);
+    assert!(!built.has_errors());
+    let runs = db.log().take();
+    assert!(
+        runs.iter()
+            .all(|r| !r.starts_with("check(") && !r.starts_with("parse(")),
+        "building the interpreter's program re-ran {runs:?}"
+    );
+    // The program holds the prelude and both files, the root last.
+    let paths: Vec<&str> = built
+        .program
+        .files
+        .iter()
+        .map(|f| f.path.as_str())
+        .collect();
+    assert_eq!(paths.last(), Some(&"/virtual/imain.fut"));
+    assert!(paths.contains(&"/virtual/ilib.fut"));
+    assert!(paths.iter().any(|p| p.starts_with("/prelude/")));
+}

@@ -9,7 +9,7 @@ use crate::backend::Backend;
 use crate::cpu::CpuBackend;
 #[cfg(feature = "cuda")]
 use crate::cuda::{CudaBackend, CudaDevice};
-use crate::error::Result;
+use crate::error::{ExecError, Result};
 use crate::multi::Multi;
 
 /// Why CUDA cannot run in a build without the `cuda` feature.
@@ -53,6 +53,11 @@ pub fn open_backend<U: UseBackend>(
     user: U,
 ) -> Result<U::Out> {
     let devices = devices.or(options.gpus);
+    if devices.is_none()
+        && let Some(why) = &options.gpus_invalid
+    {
+        return Err(ExecError::Backend(why.clone()));
+    }
     match target {
         Target::Cpu => {
             let n = devices.unwrap_or(1);

@@ -16,8 +16,8 @@ pub enum EnvError {
 
 /// The options the environment asks for, on top of the defaults. A malformed value of a
 /// tuning switch keeps its default, as it always has; a malformed `FUTHARK_GPUS` is an
-/// error, given back beside the options (which then use all GPUs) for the face to report
-/// when it opens devices.
+/// error, given back beside the options and kept in them (`ExecOptions::gpus_invalid`), so
+/// that opening devices without an explicit count reports it, as it always has.
 pub fn from_env() -> (Options, Option<EnvError>) {
     from_vars(|name| std::env::var(name).ok())
 }
@@ -30,7 +30,11 @@ pub(crate) fn from_vars(var: impl Fn(&str) -> Option<String>) -> (Options, Optio
     if let Some(v) = var("FUTHARK_GPUS") {
         match v.trim().parse::<usize>() {
             Ok(n) if n > 0 => o.exec.gpus = Some(n),
-            _ => error = Some(EnvError::Gpus(v)),
+            _ => {
+                let e = EnvError::Gpus(v);
+                o.exec.gpus_invalid = Some(e.to_string());
+                error = Some(e);
+            }
         }
     }
     if let Some(split) = var("FUTHARK_SPLIT").and_then(|v| SplitPolicy::from_name(&v)) {
@@ -121,7 +125,10 @@ mod tests {
             ("FUTHARK_NVRTC_THREADS", "0"),
         ]);
         assert_eq!(err, Some(EnvError::Gpus("zero".to_string())));
-        assert_eq!(o.exec, Options::default().exec);
+        assert_eq!(o.exec.gpus, None);
+        assert_eq!(o.exec.gpus_invalid, err.map(|e| e.to_string()));
+        assert_eq!(o.exec.split, SplitPolicy::Auto);
+        assert_eq!(o.exec.cuda, Options::default().exec.cuda);
         assert_eq!(
             with(&[("FUTHARK_GPUS", "0")]).1,
             Some(EnvError::Gpus("0".into()))

@@ -104,6 +104,9 @@ pub struct ExecOptions {
     /// Devices to use (`--gpus`, `FUTHARK_GPUS`; `None`: all visible GPUs, one simulated
     /// CPU device).
     pub gpus: Option<usize>,
+    /// `FUTHARK_GPUS` was set to something other than a positive number: an error when
+    /// devices are opened without an explicit count (`gpus` is then `None`).
+    pub gpus_invalid: Option<String>,
     pub split: SplitPolicy,
     /// Row boundaries of split launches follow measured per-device times
     /// (`FUTHARK_BALANCE=0` keeps them even).
@@ -121,6 +124,7 @@ impl Default for ExecOptions {
     fn default() -> Self {
         ExecOptions {
             gpus: None,
+            gpus_invalid: None,
             split: SplitPolicy::Auto,
             balance: true,
             two_way_peer_copies: false,

@@ -473,19 +473,11 @@ impl Session {
         }
         let built = program::build(&self.db, file);
         let worker = start_worker(built.program, self.interrupt.clone())?;
-        // The REPL sees everything the file defines, `local` names included, so the file's
-        // declarations are checked as one cell rather than as a file's exports.
-        let decs = futhark_db::parse(&self.db, file).file.decs.clone();
-        let imports = import_scopes(&self.db, file);
-        let checked = futhark_check::check_decs_incremental(
-            self.ctx,
-            &self.ctx.initial_scope(),
-            file.id(&self.db),
-            &decs,
-            &|p: &str| imports.get(p).cloned(),
-        );
+        // The REPL sees everything the file defines, `local` names included: the database's
+        // check of the file (done above) keeps that scope, so the file is checked once.
+        let visible = futhark_db::check(&self.db, file).0.visible.clone();
         self.worker = worker;
-        self.scope = checked.scope;
+        self.scope = visible;
         self.defs = built.defs;
         self.loaded = Some(path.to_path_buf());
         self.forget_cells();

@@ -493,6 +493,7 @@ pub fn check_file_cached(
     let replayed = c.replayed;
     let result = Arc::new(CheckedFile {
         scope: Arc::new(crate::FileScope { env: c.exports }),
+        visible: Arc::new(crate::FileScope { env: c.env }),
         info: c.info,
         diagnostics: c.diags,
     });
