@@ -24,21 +24,23 @@
 //! only when a later cell needs the interpreter (a fallback, or `:backend interp`), so a
 //! session that stays on the GPU never recomputes on the interpreter.
 
-use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
-use futhark_check::env::Scheme;
 use futhark_check::{CheckContext, FileScope};
 use futhark_db::{Database, File, IrStage};
 use futhark_exec::{ExecOptions, Opened, Target, UseBackend};
 use futhark_interp::RuntimeError;
-use futhark_syntax::ast::{Dec, DecKind, Exp, ValKeyword};
-use futhark_syntax::{Diagnostic, FileId, Severity};
+use futhark_syntax::{Diagnostic, Severity};
 
 use crate::backend::{BackendChoice, Device, Placement, place, probe_gpus};
+use crate::cell_errors::{compiled_error, program_error, runtime_error, split_diagnostics};
+use crate::cell_program::{
+    DeclCell, bind_it, declared_names, import_scopes, let_binding, mentions, parse_cell,
+    program_text,
+};
 use crate::compiled::{CELL_ENTRY, Compiled, Layout, Ran, RunError, Runner};
 use crate::format::{FormatOptions, format_value};
 use crate::outcome::{CellError, CellOutcome, ErrorKind, Evaluated, Profile, Shown, Timing};
@@ -50,7 +52,7 @@ use crate::worker::{Part, Reply, Worker};
 const IT_PREFIX: &str = "def it = ";
 
 /// The database path of the program a compiled cell becomes.
-const CELL_PROGRAM: &str = "[cell program]";
+pub(crate) const CELL_PROGRAM: &str = "[cell program]";
 
 /// Where a cell ran and what the compiled path measured.
 struct Placed {
@@ -928,100 +930,6 @@ impl UseBackend for MakeRunner {
     }
 }
 
-/// Whether `name` occurs in `text` as a whole word (an identifier token, or a part of a
-/// qualified name); comments may give a false yes, which only adds a parameter.
-fn mentions(text: &str, name: &str) -> bool {
-    text.split(|c: char| !(c.is_alphanumeric() || c == '_' || c == '\''))
-        .any(|w| w == name)
-}
-
-/// A declaration cell as the compiled path keeps it.
-#[derive(Clone, Debug)]
-struct DeclCell {
-    text: String,
-    /// The names it defines.
-    names: Vec<String>,
-}
-
-/// See [`Session::cell_program`]; `residents` are all the values the runner holds.
-fn program_text(
-    loaded: Option<&Path>,
-    decls: &[DeclCell],
-    exp: &str,
-    residents: &[(String, Layout)],
-) -> Result<String, String> {
-    let mut out = String::from("-- a session cell as a program\n");
-    if let Some(p) = loaded {
-        let p = p.to_string_lossy();
-        let stem = p.strip_suffix(".fut").unwrap_or(&p);
-        out.push_str(&format!("open import \"{stem}\"\n"));
-    }
-    // Names defined by declarations left out, with the resident value that caused it.
-    let mut left_out: HashMap<&str, &str> = HashMap::new();
-    for d in decls {
-        let cause = residents
-            .iter()
-            .map(|r| r.0.as_str())
-            .chain(left_out.keys().copied())
-            .find(|n| mentions(&d.text, n))
-            .map(|n| *left_out.get(n).unwrap_or(&n));
-        if let Some(cause) = cause {
-            // A resident value is newer than every declaration of its name (declaring a
-            // name forgets its resident value), so it answers for that name.
-            for n in d
-                .names
-                .iter()
-                .filter(|n| !residents.iter().any(|r| &r.0 == *n))
-            {
-                left_out.insert(n, cause);
-            }
-            continue;
-        }
-        for n in &d.names {
-            left_out.remove(n.as_str());
-        }
-        // Imports stay at the top level, where they are allowed.
-        if d.text.contains("import") {
-            out.push_str(&d.text);
-            out.push('\n');
-        } else {
-            out.push_str(&format!("open {{\n{}\n}}\n", d.text));
-        }
-    }
-    if let Some((name, cause)) = left_out.iter().find(|(n, _)| mentions(exp, n)) {
-        return Err(format!(
-            "`{name}` is defined from `{cause}`, a value the compiled path holds as a \
-             parameter, so cells that use `{name}` run on the interpreter"
-        ));
-    }
-    out.push_str(&format!("entry {CELL_ENTRY}"));
-    for (name, layout) in residents.iter().filter(|(n, _)| mentions(exp, n)) {
-        out.push_str(&format!(" ({name}: {})", layout.annotation()));
-    }
-    out.push_str(" =\n");
-    out.push_str(exp);
-    out.push('\n');
-    Ok(out)
-}
-
-/// Parses a cell. `futhark_syntax::parse_cell` reads a cell that starts with an attribute
-/// as declarations; an attributed expression (`#[trace] e`) is tried as an expression when
-/// that fails.
-pub(crate) fn parse_cell(id: FileId, text: &str) -> futhark_syntax::Cell {
-    let cell = futhark_syntax::parse_cell(id, text);
-    if cell.errors.is_empty() || !text.trim_start().starts_with("#[") {
-        return cell;
-    }
-    match futhark_syntax::parse_exp(id, text) {
-        (Some(exp), errors) if errors.is_empty() => futhark_syntax::Cell {
-            decs: Vec::new(),
-            exp: Some(exp),
-            errors,
-        },
-        _ => cell,
-    }
-}
-
 /// Starts an interpreter thread and waits until it has loaded its program. (Trace lines
 /// printed by the program's top-level definitions go to stderr.)
 fn start_worker(
@@ -1054,254 +962,9 @@ fn wait(
     }
 }
 
-/// An error of a program that ran compiled, worded as the executor worded it.
-fn program_error(msg: String) -> CellError {
-    let kind = if msg == "Interrupted." {
-        ErrorKind::Interrupted
-    } else {
-        ErrorKind::Runtime
-    };
-    CellError::message(kind, msg)
-}
-
-/// The name and layout of a cell that is one top-level `let x = e` (no parameters, no
-/// attributes) whose value the compiled path can keep: `scope` is the scope after the cell.
-fn let_binding(decs: &[Dec], scope: &FileScope) -> Option<(String, Layout)> {
-    let [dec] = decs else {
-        return None;
-    };
-    let DecKind::Val(vb) = &dec.kind else {
-        return None;
-    };
-    if vb.keyword != ValKeyword::Let
-        || vb.infix
-        || !vb.params.is_empty()
-        || !vb.tparams.is_empty()
-        || !dec.attrs.is_empty()
-        || dec.doc.is_some()
-    {
-        return None;
-    }
-    let name = vb.name.name.clone();
-    let layout = match &scope.env.vals.get(name.as_str())?.scheme {
-        Scheme::Poly(ps, t) if ps.is_empty() => Layout::of(t)?,
-        _ => return None,
-    };
-    Some((name, layout))
-}
-
-/// An error of a compiled cell: a failure located in the cell's expression (`Error at
-/// [cell program]:L:C-C:` as the executor words it) becomes a diagnostic in the cell itself,
-/// rendered as the interpreter's are; anything else stays a message.
-fn compiled_error(msg: String, program: Option<&str>, cell: FileId, exp: &str) -> CellError {
-    let located = || -> Option<Diagnostic> {
-        let rest = msg.strip_prefix("Error at ")?;
-        let (loc, text) = rest.split_once(":\n")?;
-        let pos = loc.strip_prefix(CELL_PROGRAM)?.strip_prefix(':')?;
-        // `L:C-C` or `L:C-L:C`.
-        let (from, to) = pos.split_once('-')?;
-        let (l0, c0) = from.split_once(':')?;
-        let (l0, c0): (u32, u32) = (l0.parse().ok()?, c0.parse().ok()?);
-        let (l1, c1): (u32, u32) = match to.split_once(':') {
-            Some((l, c)) => (l.parse().ok()?, c.parse().ok()?),
-            None => (l0, to.parse().ok()?),
-        };
-        // The expression is the program's text after its `entry … =` line.
-        let program = program?;
-        let start = program.find(&format!("entry {CELL_ENTRY}"))?;
-        let first = program[..start].matches('\n').count() as u32 + 2;
-        let lines = futhark_syntax::LineIndex::new(exp);
-        let offset = |l: u32, c: u32| -> Option<u32> {
-            let line = l.checked_sub(first)?;
-            Some(lines.line_start(line)? + c.checked_sub(1)?)
-        };
-        let (a, b) = (offset(l0, c0)?, offset(l1, c1)? + 1);
-        if b as usize > exp.len() || a >= b {
-            return None;
-        }
-        Some(Diagnostic::error(
-            "runtime-error",
-            futhark_syntax::Span::new(cell, a, b),
-            text.to_string(),
-        ))
-    };
-    match located() {
-        Some(d) => CellError::from_diagnostics(ErrorKind::Runtime, vec![d]),
-        None => program_error(msg),
-    }
-}
-
-/// A run-time error as a located diagnostic with its backtrace as notes.
-fn runtime_error(e: RuntimeError) -> CellError {
-    if e.interrupted {
-        return CellError::message(ErrorKind::Interrupted, "Interrupted.");
-    }
-    let Some(span) = e.span else {
-        return CellError::message(ErrorKind::Runtime, e.message);
-    };
-    let mut d = Diagnostic::error("runtime-error", span, e.message.clone());
-    for (i, s) in e.backtrace.iter().enumerate().skip(1) {
-        d = d.with_label(*s, format!("called from here (#{i})"));
-    }
-    CellError::from_diagnostics(ErrorKind::Runtime, vec![d])
-}
-
-/// Errors fail the cell; warnings are kept for the report.
-fn split_diagnostics(
-    diags: Vec<Diagnostic>,
-    warnings: &mut Vec<Diagnostic>,
-) -> Result<(), CellError> {
-    let (errors, rest): (Vec<_>, Vec<_>) = diags.into_iter().partition(|d| d.is_error());
-    warnings.extend(rest);
-    if errors.is_empty() {
-        Ok(())
-    } else {
-        Err(CellError::from_diagnostics(ErrorKind::Type, errors))
-    }
-}
-
-/// The scopes of the files `file` imports, by the path as written.
-fn import_scopes(db: &Database, file: File) -> HashMap<String, Arc<FileScope>> {
-    let mut out = HashMap::new();
-    for dep in futhark_db::imports(db, file) {
-        if let Some(target) = dep.target {
-            out.insert(
-                dep.written.clone(),
-                futhark_db::check(db, target).0.scope.clone(),
-            );
-        }
-    }
-    out
-}
-
-/// The checker's scope after `def it = exp`, built from the parsed expression so that its
-/// spans stay the user's. `None` if that binding does not check (the value is still shown).
-fn bind_it(
-    ctx: &CheckContext,
-    scope: &FileScope,
-    file: FileId,
-    exp: Exp,
-    imports: &dyn Fn(&str) -> Option<Arc<FileScope>>,
-) -> Option<Arc<FileScope>> {
-    let template = futhark_syntax::parse_cell(file, "def it = 0");
-    let mut dec = template.decs.into_iter().next()?;
-    // The template's own spans point into text that does not exist; make them empty spans
-    // at the expression's start so nothing points past the cell's end.
-    let at = futhark_syntax::Span::new(file, exp.span.start, exp.span.start);
-    dec.span = at;
-    match &mut dec.kind {
-        DecKind::Val(vb) => {
-            vb.name.span = at;
-            vb.span = exp.span;
-            vb.body = exp;
-        }
-        _ => return None,
-    }
-    let checked = futhark_check::check_decs_incremental(ctx, scope, file, &[dec], imports);
-    if checked.diagnostics.iter().any(|d| d.is_error()) {
-        return None;
-    }
-    Some(checked.scope)
-}
-
-/// The names a list of declarations binds, in order.
-fn declared_names(decs: &[Dec]) -> Vec<String> {
-    let mut out = Vec::new();
-    for d in decs {
-        collect_names(d, &mut out);
-    }
-    out
-}
-
-fn collect_names(d: &Dec, out: &mut Vec<String>) {
-    match &d.kind {
-        DecKind::Val(vb) => out.push(vb.name.name.clone()),
-        DecKind::Type(tb) => out.push(tb.name.name.clone()),
-        DecKind::Module(mb) => out.push(mb.name.name.clone()),
-        DecKind::ModuleType(mt) => out.push(mt.name.name.clone()),
-        DecKind::Local(inner) => collect_names(inner, out),
-        DecKind::Open(_) | DecKind::Import(_) | DecKind::Error => {}
-    }
-}
-
 impl Drop for Session {
     fn drop(&mut self) {
         // Stop a cell still running so the interpreter's thread can end.
         self.interrupt.store(true, Ordering::Relaxed);
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn mentions_whole_words_only() {
-        assert!(mentions("map (+1) it", "it"));
-        assert!(mentions("it.0", "it"));
-        assert!(!mentions("iota 3", "it"));
-        assert!(!mentions("xit + it'", "it"));
-    }
-
-    #[test]
-    fn cell_programs_wrap_declarations_and_take_residents() {
-        let decl = |text: &str, names: &[&str]| DeclCell {
-            text: text.to_string(),
-            names: names.iter().map(|n| n.to_string()).collect(),
-        };
-        let text = program_text(
-            Some(Path::new("dir/prog.fut")),
-            &[decl("def x = 1", &["x"]), decl("import \"lib\"", &[])],
-            "x + it",
-            &[("it".to_string(), Layout::Array(1, "f32".to_string()))],
-        );
-        assert_eq!(
-            text.as_deref(),
-            Ok(
-                "-- a session cell as a program\nopen import \"dir/prog\"\nopen {\ndef x = 1\n}\n\
-             import \"lib\"\nentry futhark_cell (it: []f32) =\nx + it\n"
-            )
-        );
-    }
-
-    #[test]
-    fn declarations_from_resident_values_are_left_out_and_marked() {
-        let decl = |text: &str, names: &[&str]| DeclCell {
-            text: text.to_string(),
-            names: names.iter().map(|n| n.to_string()).collect(),
-        };
-        let decls = [
-            decl("def y = 1i32", &["y"]),
-            decl("def y = it + 1", &["y"]),
-            decl("def z = y * 2", &["z"]),
-            decl("def w = 5i32", &["w"]),
-        ];
-        let it = [("it".to_string(), Layout::Scalar("i32".to_string()))];
-        // `y` must not fall back to the older `def y = 1i32`, nor `z` compute from it.
-        let e = program_text(None, &decls, "y + 1", &it).expect_err("y is left out");
-        assert!(e.contains("`y` is defined from `it`"), "{e}");
-        let e = program_text(None, &decls, "z", &it).expect_err("z is left out");
-        assert!(e.contains("`z` is defined from `it`"), "{e}");
-        let p = program_text(None, &decls, "w + it", &it).expect("w compiles");
-        assert!(!p.contains("it + 1") && p.contains("def w = 5i32"), "{p}");
-        assert!(p.contains("(it: i32)"), "{p}");
-        // Without a resident `it`, the declarations are all there (`it` is then whatever
-        // an earlier declaration defines, or the program does not check).
-        let p = program_text(None, &decls, "z", &[]).expect("compiles");
-        assert!(p.contains("it + 1"), "{p}");
-    }
-
-    #[test]
-    fn resident_values_answer_for_older_declarations_of_their_name() {
-        let decl = |text: &str, names: &[&str]| DeclCell {
-            text: text.to_string(),
-            names: names.iter().map(|n| n.to_string()).collect(),
-        };
-        // `def x = 3i32`, then `let x = iota 5` kept resident: `x` is the parameter.
-        let decls = [decl("def x = 3i32", &["x"]), decl("def w = 1i32", &["w"])];
-        let x = [("x".to_string(), Layout::Array(1, "i64".to_string()))];
-        let p = program_text(None, &decls, "i64.sum x", &x).expect("x is a parameter");
-        assert!(!p.contains("def x") && p.contains("(x: []i64)"), "{p}");
-        assert!(p.contains("def w = 1i32"), "{p}");
     }
 }

@@ -19,6 +19,8 @@
 //! the CPU executor, results kept resident between cells).
 
 pub mod backend;
+mod cell_errors;
+mod cell_program;
 pub mod commands;
 pub mod compiled;
 pub mod complete;
