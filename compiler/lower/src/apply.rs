@@ -34,8 +34,8 @@ fn intrinsic_arity(name: &str) -> usize {
         | "unflatten" | "partition" | "jvp2" | "vjp2" | "jmp2" | "mjp2" | "with_vjp"
         | "acc_write" | "scatter_stream" => 3,
         "hist_stream" | "flat_update_2d" => 5,
-        "hist_1d" | "hist_2d" | "hist_3d" | "flat_index_2d" | "flat_update_3d"
-        | "flat_update_4d" => 6,
+        "hist_1d" | "hist_2d" | "hist_3d" | "flat_index_2d" | "flat_update_3d" => 6,
+        "flat_update_4d" => 7,
         "flat_index_3d" => 8,
         "flat_index_4d" => 10,
         _ => 1,

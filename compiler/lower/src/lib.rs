@@ -31,6 +31,7 @@ mod control;
 mod entry;
 mod error;
 mod exp;
+mod flat;
 mod index;
 mod modenv;
 mod ops;

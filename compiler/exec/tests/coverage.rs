@@ -1,0 +1,83 @@
+//! Constructs that once did not compile for the GPU path, each run on the interpreter and
+//! on the CPU executor (the GPU path's twin), which must agree on values and on run-time
+//! errors (message and location).
+
+#[path = "support/agree.rs"]
+mod agree;
+use agree::{agree_error, agree_values};
+
+const FLAT_INDEX: &str = "
+entry main (xs: []i64) (off: i64) (n1: i64) (s1: i64) (n2: i64) (s2: i64) =
+  intrinsics.flat_index_2d xs off n1 s1 n2 s2
+entry three (xs: []f32) =
+  intrinsics.flat_index_3d xs 1 2 4 2 2 2 1
+";
+
+#[test]
+fn flat_index_reads_a_strided_view() {
+    let xs = "[0i64, 1i64, 2i64, 3i64, 4i64, 5i64, 6i64, 7i64, 8i64, 9i64]";
+    agree_values(
+        "flat_index",
+        FLAT_INDEX,
+        "main",
+        &format!("{xs} 1i64 2i64 4i64 3i64 1i64"),
+        "[[1i64, 2i64, 3i64], [5i64, 6i64, 7i64]]",
+    );
+    agree_values(
+        "flat_index3",
+        FLAT_INDEX,
+        "three",
+        "[0f32, 1f32, 2f32, 3f32, 4f32, 5f32, 6f32, 7f32, 8f32, 9f32, 10f32]",
+        "[[[1f32, 2f32], [3f32, 4f32]], [[5f32, 6f32], [7f32, 8f32]]]",
+    );
+}
+
+#[test]
+fn flat_index_out_of_bounds_fails_as_the_interpreter_does() {
+    let xs = "[0i64, 1i64, 2i64, 3i64, 4i64, 5i64, 6i64, 7i64, 8i64, 9i64]";
+    agree_error(
+        "flat_index_oob",
+        FLAT_INDEX,
+        "main",
+        &format!("{xs} 2i64 3i64 4i64 3i64 1i64"),
+        "Flat index 10 out of bounds for array of length 10.",
+    );
+}
+
+const FLAT_UPDATE: &str = "
+entry main (xs: *[]i64) (off: i64) (s1: i64) (s2: i64) (vs: [][]i64) =
+  intrinsics.flat_update_2d xs off s1 s2 vs
+entry four (xs: *[]i32) (vs: [][][][]i32) =
+  intrinsics.flat_update_4d xs 0 8 4 2 1 vs
+";
+
+#[test]
+fn flat_update_writes_a_strided_view() {
+    let xs = "[0i64, 1i64, 2i64, 3i64, 4i64, 5i64, 6i64, 7i64, 8i64, 9i64]";
+    agree_values(
+        "flat_update",
+        FLAT_UPDATE,
+        "main",
+        &format!("{xs} 1i64 5i64 2i64 [[10i64, 20i64], [30i64, 40i64]]"),
+        "[0i64, 10i64, 2i64, 20i64, 4i64, 5i64, 30i64, 7i64, 40i64, 9i64]",
+    );
+    agree_values(
+        "flat_update4",
+        FLAT_UPDATE,
+        "four",
+        "[0i32, 0i32, 0i32, 0i32, 0i32, 0i32, 0i32, 0i32, 0i32, 0i32] [[[[1i32, 2i32]], [[3i32, 4i32]]]]",
+        "[1i32, 2i32, 0i32, 0i32, 3i32, 4i32, 0i32, 0i32, 0i32, 0i32]",
+    );
+}
+
+#[test]
+fn flat_update_out_of_bounds_fails_as_the_interpreter_does() {
+    let xs = "[0i64, 1i64, 2i64, 3i64, 4i64, 5i64, 6i64, 7i64, 8i64, 9i64]";
+    agree_error(
+        "flat_update_oob",
+        FLAT_UPDATE,
+        "main",
+        &format!("{xs} 3i64 5i64 2i64 [[10i64, 20i64], [30i64, 40i64]]"),
+        "Flat index 10 out of bounds for array of length 10.",
+    );
+}
