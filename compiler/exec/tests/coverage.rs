@@ -81,3 +81,48 @@ fn flat_update_out_of_bounds_fails_as_the_interpreter_does() {
         "Flat index 10 out of bounds for array of length 10.",
     );
 }
+
+const ARRAY_EQ: &str = "
+entry main (xss: [][]f32) (yss: [][]f32) = (xss == yss, xss != yss)
+entry records (xs: []i32) (ys: []i32) = zip xs ys == zip ys xs
+";
+
+#[test]
+fn array_equality_compares_shapes_then_elements() {
+    agree_values(
+        "eq_same",
+        ARRAY_EQ,
+        "main",
+        "[[1f32, 2f32], [3f32, 4f32]] [[1f32, 2f32], [3f32, 4f32]]",
+        "true false",
+    );
+    agree_values(
+        "eq_elem",
+        ARRAY_EQ,
+        "main",
+        "[[1f32, 2f32], [3f32, 4f32]] [[1f32, 2f32], [3f32, 5f32]]",
+        "false true",
+    );
+    agree_values(
+        "eq_nan",
+        ARRAY_EQ,
+        "main",
+        "[[f32.nan]] [[f32.nan]]",
+        "false true",
+    );
+    agree_values(
+        "eq_empty",
+        ARRAY_EQ,
+        "main",
+        "empty([0][2]f32) empty([0][2]f32)",
+        "true false",
+    );
+    agree_values("eq_records", ARRAY_EQ, "records", "[1, 2] [1, 2]", "true");
+    agree_values(
+        "eq_records_differ",
+        ARRAY_EQ,
+        "records",
+        "[1, 2] [2, 1]",
+        "false",
+    );
+}

@@ -29,6 +29,7 @@ mod ad;
 mod apply;
 mod control;
 mod entry;
+mod equality;
 mod error;
 mod exp;
 mod flat;
