@@ -126,3 +126,22 @@ fn array_equality_compares_shapes_then_elements() {
         "false",
     );
 }
+
+const HOLES: &str = "
+entry main (x: i64) : [x]i32 = if x > 2 then ??? else replicate x 7
+entry inner (xs: []i32) = map (\\x -> if x < 0 then ??? else x + 1) xs
+";
+
+#[test]
+fn holes_fail_only_when_reached() {
+    agree_values("hole_skipped", HOLES, "main", "2i64", "[7, 7]");
+    agree_error("hole_reached", HOLES, "main", "3i64", "Reached a hole at ");
+    agree_values("hole_in_map_skipped", HOLES, "inner", "[1, 2]", "[2, 3]");
+    agree_error(
+        "hole_in_map",
+        HOLES,
+        "inner",
+        "[1, -2]",
+        "Reached a hole at ",
+    );
+}
