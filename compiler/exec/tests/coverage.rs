@@ -145,3 +145,47 @@ fn holes_fail_only_when_reached() {
         "Reached a hole at ",
     );
 }
+
+const THREAD_SIZES: &str = "
+entry main (ns: []i64) (is: []i64) =
+  map2 (\\n i -> let xs = opaque (scan (+) 0 (iota (n + 1))) in xs[i]) ns is
+entry rows (ns: []i64) =
+  map (\\n -> let yss = opaque (map (\\i -> map (+ i) (iota n)) (iota 3))
+             in i64.sum (map i64.sum yss)) ns
+";
+
+#[test]
+fn arrays_sized_by_their_thread_are_stored_at_a_bound() {
+    agree_values(
+        "thread_sizes",
+        THREAD_SIZES,
+        "main",
+        "[0i64, 3i64, 1i64, 5i64] [0i64, 2i64, 1i64, 5i64]",
+        "[0i64, 3i64, 1i64, 15i64]",
+    );
+    agree_values(
+        "thread_rows",
+        THREAD_SIZES,
+        "rows",
+        "[0i64, 2i64, 4i64]",
+        "[0i64, 9i64, 30i64]",
+    );
+    agree_values(
+        "thread_sizes_empty",
+        THREAD_SIZES,
+        "main",
+        "empty([0]i64) empty([0]i64)",
+        "empty([0]i64)",
+    );
+}
+
+#[test]
+fn indexing_past_a_thread_sized_array_fails_as_the_interpreter_does() {
+    agree_error(
+        "thread_sizes_oob",
+        THREAD_SIZES,
+        "main",
+        "[0i64, 3i64, 1i64] [0i64, 4i64, 1i64]",
+        "out of bounds",
+    );
+}

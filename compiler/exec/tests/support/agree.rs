@@ -32,10 +32,15 @@ pub fn run_both(name: &str, src: &str, entry: &str, args: &str) -> (Outcome, Out
         Err(e) => Outcome::Error(e.to_string()),
     };
 
-    let prelude = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../check/prelude");
-    let program = futhark_interp::Program::load(&path, Some(&prelude)).expect("interp loads");
-    let map = futhark_interp::SourceMap::new(&program);
-    let interp = futhark_interp::Interpreter::new(program).expect("interpreter");
+    let root = path.to_string_lossy().to_string();
+    let checked = futhark_interp::checked::check_sources(
+        futhark_db::check_context(),
+        vec![(root.clone(), src.to_string())],
+        &root,
+    )
+    .expect("the interpreter loads the program");
+    let map = futhark_interp::SourceMap::new(&checked.program);
+    let interp = futhark_interp::Interpreter::new(checked.program).expect("interpreter");
     let interpreted = match interp.call_entry(entry, argv) {
         Ok(v) => Outcome::Values(v),
         Err(mut e) => {

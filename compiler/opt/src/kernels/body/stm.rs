@@ -201,6 +201,7 @@ impl Translator<'_> {
                 }
                 self.reshape_check(arr, shape, s.loc.as_ref(), out)?;
                 let src = self.view(arr)?;
+                self.unpadded(&src)?;
                 let v = match src {
                     // The same value at every index, whatever the shape.
                     View::Replicate { .. } => src,
@@ -211,6 +212,7 @@ impl Translator<'_> {
                             // row, an iota) is first copied into per-thread storage.
                             let ty = self.type_of(arr)?;
                             let copy = self.materialize(KVal::Array(src), &ty, out)?;
+                            self.unpadded(&copy)?;
                             reshaped(copy, dims).ok_or("reshaping a row inside a kernel thread")?
                         }
                     },

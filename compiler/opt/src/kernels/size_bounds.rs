@@ -1,0 +1,148 @@
+//! Launch-time bounds for sizes computed inside kernel threads.
+//!
+//! A thread's local arrays live in per-thread storage of `[threads] ++ shape`, allocated
+//! before the launch, so `shape` must be known on the host. When a SOAC does not extract
+//! because a local array's size is computed by the thread (`iota n` for a row's `n`,
+//! `replicate (k + 1) x`), the host first computes the largest value that size takes over
+//! the SOAC's points: a `redomap` (`map` of the statements the size depends on,
+//! `reduce max`) placed before the SOAC, extracted into a kernel like any other, and the
+//! SOAC is extracted again with the bounds known. The storage is then that bound in that
+//! dimension; the thread still uses its own size for everything else (loops, checks, what
+//! it reads back), so a row of storage is only partly used.
+//!
+//! Only sizes computed from the SOAC's lambda parameters by scalar statements at the top of
+//! its lambda are bounded this way; a size from an inner loop, branch or array operation
+//! stays unsupported.
+
+use std::collections::{BTreeSet, HashMap, HashSet};
+
+use futhark_ir::soacs::traverse::{body_types, free_in_exp, renamed_lambda};
+use futhark_ir::soacs::{
+    BinOp, Body, DimIndex, Exp, Lambda, Name, NameSource, Param, Pat, Soac, Stm, SubExp, Type,
+};
+use futhark_ir::types::PrimType;
+
+use crate::util::soac_lambdas;
+
+/// For each size computed at the top of `soac`'s lambda and used in the shape of an array
+/// its threads make, the size and a statement binding its maximum over the points.
+pub(super) fn bound_stms(soac: &Soac, ns: &mut NameSource) -> Vec<(Name, Stm)> {
+    let mut local: HashMap<Name, Type> = HashMap::new();
+    for lam in soac_lambdas(soac) {
+        for p in &lam.params {
+            local.insert(p.name.clone(), p.ty.clone());
+        }
+        body_types(&lam.body, &mut local);
+    }
+    let mut sizes: BTreeSet<Name> = BTreeSet::new();
+    for t in local.values() {
+        for d in t.shape() {
+            if let SubExp::Var(v) = d
+                && local.contains_key(v)
+            {
+                sizes.insert(v.clone());
+            }
+        }
+    }
+    let lam = soac.map_lambda();
+    let mut out = Vec::new();
+    for d in sizes {
+        if local.get(&d) != Some(&Type::Prim(PrimType::I64)) {
+            continue;
+        }
+        let Some(slice) = slice_for(lam, &d, &local) else {
+            continue;
+        };
+        let i64t = Type::Prim(PrimType::I64);
+        let map = renamed_lambda(
+            &Lambda {
+                params: lam.params.clone(),
+                body: Body::new(slice, vec![SubExp::Var(d.clone())]),
+                ret: vec![i64t.clone()],
+            },
+            ns,
+        );
+        let bound = ns.fresh(&format!("{d}_bound"));
+        let stm = Stm::new(
+            Pat::one(&bound, i64t),
+            Exp::Soac(Soac::Reduce {
+                w: soac.width().clone(),
+                comm: true,
+                op: max_lambda(ns),
+                nes: vec![SubExp::i64(0)],
+                map,
+                arrs: soac.inputs().to_vec(),
+            }),
+        );
+        out.push((d, stm));
+    }
+    out
+}
+
+/// `\a b -> smax a b` on `i64`.
+fn max_lambda(ns: &mut NameSource) -> Lambda {
+    let i64t = Type::Prim(PrimType::I64);
+    let a = Param::new(&ns.fresh("a"), i64t.clone());
+    let b = Param::new(&ns.fresh("b"), i64t.clone());
+    let m = ns.fresh("max");
+    let stm = Stm::new(
+        Pat::one(&m, i64t.clone()),
+        Exp::BinOp(
+            BinOp::SMax,
+            SubExp::Var(a.name.clone()),
+            SubExp::Var(b.name.clone()),
+        ),
+    );
+    Lambda {
+        params: vec![a, b],
+        body: Body::new(vec![stm], vec![SubExp::Var(m)]),
+        ret: vec![i64t],
+    }
+}
+
+/// The statements at the top of `lam`'s body that `d` depends on, if they are all scalar
+/// computations and depend on nothing else of the lambda's but its parameters.
+fn slice_for(lam: &Lambda, d: &Name, local: &HashMap<Name, Type>) -> Option<Vec<Stm>> {
+    let params: HashSet<&Name> = lam.params.iter().map(|p| &p.name).collect();
+    let mut need: BTreeSet<Name> = BTreeSet::new();
+    need.insert(d.clone());
+    let mut picked = Vec::new();
+    for stm in lam.body.stms.iter().rev() {
+        if !stm.pat.names().any(|n| need.contains(n)) {
+            continue;
+        }
+        if !scalar_stm(stm) {
+            return None;
+        }
+        for n in stm.pat.names() {
+            need.remove(n);
+        }
+        need.extend(
+            free_in_exp(&stm.exp)
+                .into_iter()
+                .filter(|v| local.contains_key(v)),
+        );
+        picked.push(stm.clone());
+    }
+    if need.iter().any(|n| !params.contains(n)) {
+        return None;
+    }
+    picked.reverse();
+    Some(picked)
+}
+
+/// A statement computing scalars from scalars (or reading one element of an array).
+fn scalar_stm(stm: &Stm) -> bool {
+    stm.pat.ctx.is_empty()
+        && stm.pat.elems.iter().all(|p| !p.ty.is_array())
+        && match &stm.exp {
+            Exp::SubExp(_)
+            | Exp::BinOp(..)
+            | Exp::CmpOp(..)
+            | Exp::UnOp(..)
+            | Exp::Conv(..)
+            | Exp::Math(..) => true,
+            Exp::Index(_, idx) => idx.iter().all(DimIndex::is_fix),
+            _ => false,
+        }
+}
