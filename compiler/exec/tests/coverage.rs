@@ -189,3 +189,35 @@ fn indexing_past_a_thread_sized_array_fails_as_the_interpreter_does() {
         "out of bounds",
     );
 }
+
+const THREAD_COERCION: &str = "
+entry main [n] (is: [n]i64) (js: [n]i64) =
+  map2 (\\i j -> reduce (+) 0 (iota 8 with [i:j] = iota 5)) is js
+entry coerce [n] (is: [n]i64) (js: [n]i64) =
+  map2 (\\i j -> let k = j - i in i64.sum (iota 5 :> [k]i64)) is js
+";
+
+#[test]
+fn vectors_coerced_to_a_thread_computed_length() {
+    agree_values(
+        "thread_coerce",
+        THREAD_COERCION,
+        "main",
+        "[0i64, 3i64] [5i64, 8i64]",
+        "[28i64, 13i64]",
+    );
+    agree_values(
+        "thread_coerce_ok",
+        THREAD_COERCION,
+        "coerce",
+        "[0i64, 3i64] [5i64, 8i64]",
+        "[10i64, 10i64]",
+    );
+    agree_error(
+        "thread_coerce_bad",
+        THREAD_COERCION,
+        "coerce",
+        "[0i64, 3i64] [5i64, 7i64]",
+        "cannot match shape of type",
+    );
+}

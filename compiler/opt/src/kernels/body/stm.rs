@@ -191,6 +191,16 @@ impl Translator<'_> {
                     .ok_or("transposing a row inside a kernel thread")?;
                 self.env.insert(one()?.name.clone(), KVal::Array(v));
             }
+            // A vector coerced to a length the thread computes (checked equal): the same view.
+            Exp::Reshape { shape, arr }
+                if shape.len() == 1
+                    && self.type_of(arr)?.rank() == 1
+                    && self.launch_size(&shape[0]).is_err() =>
+            {
+                self.reshape_check(arr, shape, s.loc.as_ref(), out)?;
+                let v = self.view(arr)?;
+                self.env.insert(one()?.name.clone(), KVal::Array(v));
+            }
             Exp::Reshape { shape, arr } => {
                 let mut dims = Vec::new();
                 for d in shape {
