@@ -152,6 +152,8 @@ entry main (ns: []i64) (is: []i64) =
 entry rows (ns: []i64) =
   map (\\n -> let yss = opaque (map (\\i -> map (+ i) (iota n)) (iota 3))
              in i64.sum (map i64.sum yss)) ns
+entry nested (nss: [][]i64) =
+  map (\\ns -> map (\\n -> let ys = opaque (scan (+) 0 (iota (n + 1))) in ys[n]) ns) nss
 ";
 
 #[test]

@@ -10,13 +10,14 @@
 //! dimension; the thread still uses its own size for everything else (loops, checks, what
 //! it reads back), so a row of storage is only partly used.
 //!
-//! Only sizes computed from the SOAC's lambda parameters by scalar statements at the top of
-//! its lambda are bounded this way; a size from an inner loop, branch or array operation
-//! stays unsupported.
+//! Only sizes computed from the lambda parameters by scalar statements at the top of the
+//! SOAC's lambda, or at the top of the lambda of a SOAC there (and so on, a few levels
+//! down: the bound is then a maximum of maxima), are bounded this way; a size from a loop,
+//! a branch or an array operation stays unsupported.
 
 use std::collections::{BTreeSet, HashMap, HashSet};
 
-use futhark_ir::soacs::traverse::{body_types, free_in_exp, renamed_lambda};
+use futhark_ir::soacs::traverse::{binders_in_body, body_types, free_in_exp, renamed_lambda};
 use futhark_ir::soacs::{
     BinOp, Body, DimIndex, Exp, Lambda, Name, NameSource, Param, Pat, Soac, Stm, SubExp, Type,
 };
@@ -50,14 +51,14 @@ pub(super) fn bound_stms(soac: &Soac, ns: &mut NameSource) -> Vec<(Name, Stm)> {
         if local.get(&d) != Some(&Type::Prim(PrimType::I64)) {
             continue;
         }
-        let Some(slice) = slice_for(lam, &d, &local) else {
+        let Some((stms, r)) = bound_body(lam, &d, &local, ns, 0) else {
             continue;
         };
         let i64t = Type::Prim(PrimType::I64);
         let map = renamed_lambda(
             &Lambda {
                 params: lam.params.clone(),
-                body: Body::new(slice, vec![SubExp::Var(d.clone())]),
+                body: Body::new(stms, vec![r]),
                 ret: vec![i64t.clone()],
             },
             ns,
@@ -79,33 +80,66 @@ pub(super) fn bound_stms(soac: &Soac, ns: &mut NameSource) -> Vec<(Name, Stm)> {
     out
 }
 
-/// `\a b -> smax a b` on `i64`.
-fn max_lambda(ns: &mut NameSource) -> Lambda {
-    let i64t = Type::Prim(PrimType::I64);
-    let a = Param::new(&ns.fresh("a"), i64t.clone());
-    let b = Param::new(&ns.fresh("b"), i64t.clone());
-    let m = ns.fresh("max");
-    let stm = Stm::new(
-        Pat::one(&m, i64t.clone()),
-        Exp::BinOp(
-            BinOp::SMax,
-            SubExp::Var(a.name.clone()),
-            SubExp::Var(b.name.clone()),
-        ),
-    );
-    Lambda {
-        params: vec![a, b],
-        body: Body::new(vec![stm], vec![SubExp::Var(m)]),
-        ret: vec![i64t],
+/// Statements of `lam`'s body (and their result) computing an upper bound of `d` for one
+/// application of `lam`: the statements `d` depends on when it is bound at the top of
+/// the body; when it is bound inside a SOAC there, the maximum over that SOAC's points of
+/// its bound there (depth-limited).
+fn bound_body(
+    lam: &Lambda,
+    d: &Name,
+    local: &HashMap<Name, Type>,
+    ns: &mut NameSource,
+    depth: usize,
+) -> Option<(Vec<Stm>, SubExp)> {
+    let at_top = lam.params.iter().any(|p| &p.name == d)
+        || lam.body.stms.iter().any(|s| s.pat.names().any(|n| n == d));
+    if at_top {
+        let need = BTreeSet::from([d.clone()]);
+        return Some((slice(lam, need, local)?, SubExp::Var(d.clone())));
     }
+    if depth > 4 {
+        return None;
+    }
+    let inner = lam.body.stms.iter().find_map(|s| match &s.exp {
+        Exp::Soac(inner) if binds(inner.map_lambda(), d) => Some(inner),
+        _ => None,
+    })?;
+    let (stms, r) = bound_body(inner.map_lambda(), d, local, ns, depth + 1)?;
+    let i64t = Type::Prim(PrimType::I64);
+    let b = ns.fresh(&format!("{d}_bound"));
+    let reduce = Stm::new(
+        Pat::one(&b, i64t.clone()),
+        Exp::Soac(Soac::Reduce {
+            w: inner.width().clone(),
+            comm: true,
+            op: max_lambda(ns),
+            nes: vec![SubExp::i64(0)],
+            map: Lambda {
+                params: inner.map_lambda().params.clone(),
+                body: Body::new(stms, vec![r]),
+                ret: vec![i64t],
+            },
+            arrs: inner.inputs().to_vec(),
+        }),
+    );
+    let need: BTreeSet<Name> = free_in_exp(&reduce.exp)
+        .into_iter()
+        .filter(|v| local.contains_key(v))
+        .collect();
+    let mut stms = slice(lam, need, local)?;
+    stms.push(reduce);
+    Some((stms, SubExp::Var(b)))
 }
 
-/// The statements at the top of `lam`'s body that `d` depends on, if they are all scalar
-/// computations and depend on nothing else of the lambda's but its parameters.
-fn slice_for(lam: &Lambda, d: &Name, local: &HashMap<Name, Type>) -> Option<Vec<Stm>> {
+/// Whether `d` is bound in `lam` (as a parameter or anywhere in its body).
+fn binds(lam: &Lambda, d: &Name) -> bool {
+    lam.params.iter().any(|p| &p.name == d) || binders_in_body(&lam.body).contains(d)
+}
+
+/// The statements at the top of `lam`'s body that the names `need` depend on, if they are
+/// all scalar computations and depend on nothing else of the lambda's but its parameters.
+fn slice(lam: &Lambda, mut need: BTreeSet<Name>, local: &HashMap<Name, Type>) -> Option<Vec<Stm>> {
     let params: HashSet<&Name> = lam.params.iter().map(|p| &p.name).collect();
-    let mut need: BTreeSet<Name> = BTreeSet::new();
-    need.insert(d.clone());
     let mut picked = Vec::new();
     for stm in lam.body.stms.iter().rev() {
         if !stm.pat.names().any(|n| need.contains(n)) {
@@ -129,6 +163,27 @@ fn slice_for(lam: &Lambda, d: &Name, local: &HashMap<Name, Type>) -> Option<Vec<
     }
     picked.reverse();
     Some(picked)
+}
+
+/// `\a b -> smax a b` on `i64`.
+fn max_lambda(ns: &mut NameSource) -> Lambda {
+    let i64t = Type::Prim(PrimType::I64);
+    let a = Param::new(&ns.fresh("a"), i64t.clone());
+    let b = Param::new(&ns.fresh("b"), i64t.clone());
+    let m = ns.fresh("max");
+    let stm = Stm::new(
+        Pat::one(&m, i64t.clone()),
+        Exp::BinOp(
+            BinOp::SMax,
+            SubExp::Var(a.name.clone()),
+            SubExp::Var(b.name.clone()),
+        ),
+    );
+    Lambda {
+        params: vec![a, b],
+        body: Body::new(vec![stm], vec![SubExp::Var(m)]),
+        ret: vec![i64t],
+    }
 }
 
 /// A statement computing scalars from scalars (or reading one element of an array).
