@@ -223,3 +223,33 @@ fn vectors_coerced_to_a_thread_computed_length() {
         "cannot match shape of type",
     );
 }
+
+const BRANCH_SIZES: &str = "
+#[noinline]
+def pick (x: i64) (y: i64) =
+  match (x, y)
+  case (0, 0) -> iota 5
+  case (0, b) -> iota b
+  case (a, 0) -> map (+ 1) (iota (a + 2))
+  case (a, b) -> iota (a * b)
+entry main (xs: []i64) (ys: []i64) (i: i64) =
+  map2 (\\x y -> let zs = pick x y in (reduce (+) 0 zs, zs[i])) xs ys
+";
+
+#[test]
+fn arrays_sized_by_a_branch_in_a_thread() {
+    agree_values(
+        "branch_sizes",
+        BRANCH_SIZES,
+        "main",
+        "[0i64, 0i64, 2i64, 3i64] [0i64, 4i64, 0i64, 2i64] 1i64",
+        "[10i64, 6i64, 10i64, 15i64] [1i64, 1i64, 2i64, 1i64]",
+    );
+    agree_error(
+        "branch_sizes_oob",
+        BRANCH_SIZES,
+        "main",
+        "[0i64, 0i64, 2i64] [0i64, 4i64, 0i64] 4i64",
+        "out of bounds",
+    );
+}

@@ -325,7 +325,7 @@ impl<'a> Extractor<'a> {
     /// Extracts `soac` after computing, on the host, bounds of the sizes its threads
     /// compute (`size_bounds.rs`); the bounds' statements go before it.
     fn with_size_bounds(&mut self, stm: &Stm, soac: &Soac) -> Result<Exp, String> {
-        let found = size_bounds::bound_stms(soac, self.ns);
+        let found = size_bounds::bound_stms(soac, self.types, self.ns);
         if found.is_empty() {
             return Err("no bounds".into());
         }

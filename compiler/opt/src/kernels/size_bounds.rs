@@ -25,9 +25,19 @@ use futhark_ir::types::PrimType;
 
 use crate::util::soac_lambdas;
 
+/// What the slicing consults: the type of every name of the function.
+struct Cx<'t> {
+    types: &'t HashMap<Name, Type>,
+}
+
 /// For each size computed at the top of `soac`'s lambda and used in the shape of an array
 /// its threads make, the size and a statement binding its maximum over the points.
-pub(super) fn bound_stms(soac: &Soac, ns: &mut NameSource) -> Vec<(Name, Stm)> {
+pub(super) fn bound_stms(
+    soac: &Soac,
+    types: &HashMap<Name, Type>,
+    ns: &mut NameSource,
+) -> Vec<(Name, Stm)> {
+    let cx = Cx { types };
     let mut local: HashMap<Name, Type> = HashMap::new();
     for lam in soac_lambdas(soac) {
         for p in &lam.params {
@@ -51,7 +61,7 @@ pub(super) fn bound_stms(soac: &Soac, ns: &mut NameSource) -> Vec<(Name, Stm)> {
         if local.get(&d) != Some(&Type::Prim(PrimType::I64)) {
             continue;
         }
-        let Some((stms, r)) = bound_body(lam, &d, &local, ns, 0) else {
+        let Some((stms, r)) = bound_body(&cx, lam, &d, &local, ns, 0) else {
             continue;
         };
         let i64t = Type::Prim(PrimType::I64);
@@ -85,6 +95,7 @@ pub(super) fn bound_stms(soac: &Soac, ns: &mut NameSource) -> Vec<(Name, Stm)> {
 /// the body; when it is bound inside a SOAC there, the maximum over that SOAC's points of
 /// its bound there (depth-limited).
 fn bound_body(
+    cx: &Cx<'_>,
     lam: &Lambda,
     d: &Name,
     local: &HashMap<Name, Type>,
@@ -92,10 +103,15 @@ fn bound_body(
     depth: usize,
 ) -> Option<(Vec<Stm>, SubExp)> {
     let at_top = lam.params.iter().any(|p| &p.name == d)
-        || lam.body.stms.iter().any(|s| s.pat.names().any(|n| n == d));
+        || lam.body.stms.iter().any(|s| {
+            s.pat.names().any(|n| n == d)
+                || matches!(&s.exp, Exp::If { then_body, else_body, .. }
+                    if binders_in_body(then_body).contains(d)
+                        || binders_in_body(else_body).contains(d))
+        });
     if at_top {
         let need = BTreeSet::from([d.clone()]);
-        return Some((slice(lam, need, local)?, SubExp::Var(d.clone())));
+        return Some((slice(cx, lam, need, local)?, SubExp::Var(d.clone())));
     }
     if depth > 4 {
         return None;
@@ -104,7 +120,7 @@ fn bound_body(
         Exp::Soac(inner) if binds(inner.map_lambda(), d) => Some(inner),
         _ => None,
     })?;
-    let (stms, r) = bound_body(inner.map_lambda(), d, local, ns, depth + 1)?;
+    let (stms, r) = bound_body(cx, inner.map_lambda(), d, local, ns, depth + 1)?;
     let i64t = Type::Prim(PrimType::I64);
     let b = ns.fresh(&format!("{d}_bound"));
     let reduce = Stm::new(
@@ -126,7 +142,7 @@ fn bound_body(
         .into_iter()
         .filter(|v| local.contains_key(v))
         .collect();
-    let mut stms = slice(lam, need, local)?;
+    let mut stms = slice(cx, lam, need, local)?;
     stms.push(reduce);
     Some((stms, SubExp::Var(b)))
 }
@@ -137,17 +153,58 @@ fn binds(lam: &Lambda, d: &Name) -> bool {
 }
 
 /// The statements at the top of `lam`'s body that the names `need` depend on, if they are
-/// all scalar computations and depend on nothing else of the lambda's but its parameters.
-fn slice(lam: &Lambda, mut need: BTreeSet<Name>, local: &HashMap<Name, Type>) -> Option<Vec<Stm>> {
+/// all scalar computations (or branches, of which only the sizes are computed) and depend
+/// on nothing else of the lambda's but its parameters.
+fn slice(
+    cx: &Cx<'_>,
+    lam: &Lambda,
+    need: BTreeSet<Name>,
+    local: &HashMap<Name, Type>,
+) -> Option<Vec<Stm>> {
     let params: HashSet<&Name> = lam.params.iter().map(|p| &p.name).collect();
+    let (picked, rest) = slice_stms(cx, &lam.body.stms, need, local, 0)?;
+    if rest.iter().any(|n| !params.contains(n)) {
+        return None;
+    }
+    Some(picked)
+}
+
+/// The statements of `stms` that the names `need` depend on (scalar statements, and
+/// branches reduced to the scalars and sizes needed of them), and the names of `local`
+/// they need from outside `stms`.
+fn slice_stms(
+    cx: &Cx<'_>,
+    stms: &[Stm],
+    mut need: BTreeSet<Name>,
+    local: &HashMap<Name, Type>,
+    depth: usize,
+) -> Option<(Vec<Stm>, BTreeSet<Name>)> {
     let mut picked = Vec::new();
-    for stm in lam.body.stms.iter().rev() {
-        if !stm.pat.names().any(|n| need.contains(n)) {
+    for stm in stms.iter().rev() {
+        let mut wanted: Vec<Name> = stm
+            .pat
+            .names()
+            .filter(|n| need.contains(*n))
+            .cloned()
+            .collect();
+        if let Exp::If {
+            then_body,
+            else_body,
+            ..
+        } = &stm.exp
+        {
+            let mut inside = binders_in_body(then_body);
+            inside.extend(binders_in_body(else_body));
+            wanted.extend(need.iter().filter(|n| inside.contains(*n)).cloned());
+        }
+        if wanted.is_empty() {
             continue;
         }
-        if !scalar_stm(stm) {
-            return None;
-        }
+        let stm = if scalar_stm(stm) {
+            stm.clone()
+        } else {
+            branch_sizes(cx, stm, &wanted, local, depth)?
+        };
         for n in stm.pat.names() {
             need.remove(n);
         }
@@ -156,13 +213,108 @@ fn slice(lam: &Lambda, mut need: BTreeSet<Name>, local: &HashMap<Name, Type>) ->
                 .into_iter()
                 .filter(|v| local.contains_key(v)),
         );
-        picked.push(stm.clone());
-    }
-    if need.iter().any(|n| !params.contains(n)) {
-        return None;
+        picked.push(stm);
     }
     picked.reverse();
-    Some(picked)
+    Some((picked, need))
+}
+
+/// A branch computing only the names `wanted` of `stm`'s (an `if`): scalar results, and
+/// sizes of array results, each taken from the branch's result types.
+fn branch_sizes(
+    cx: &Cx<'_>,
+    stm: &Stm,
+    wanted: &[Name],
+    local: &HashMap<Name, Type>,
+    depth: usize,
+) -> Option<Stm> {
+    let Exp::If {
+        cond,
+        then_body,
+        else_body,
+        ret,
+    } = &stm.exp
+    else {
+        return None;
+    };
+    if depth > 8 {
+        return None;
+    }
+    // Where each wanted name comes from: (result, dimension) or a scalar result.
+    let mut origins = Vec::new();
+    for n in wanted {
+        if let Some(c) = stm.pat.ctx.iter().position(|x| x == n) {
+            let at = ret.iter().enumerate().find_map(|(i, t)| {
+                t.shape()
+                    .iter()
+                    .position(|d| *d == futhark_ir::soacs::ExtSize::Ext(c))
+                    .map(|j| (i, Some(j)))
+            })?;
+            origins.push(at);
+        } else if let Some(i) = stm.pat.elems.iter().position(|p| &p.name == n) {
+            if stm.pat.elems[i].ty.is_array() {
+                return None;
+            }
+            origins.push((i, None));
+        } else {
+            // Bound inside a branch: its value there, 0 on the other side.
+            origins.push((usize::MAX, None));
+        }
+    }
+    let mut bodies = Vec::new();
+    for body in [then_body, else_body] {
+        let mut result = Vec::new();
+        let inside = binders_in_body(body);
+        for (&(i, dim), n) in origins.iter().zip(wanted) {
+            if i == usize::MAX {
+                result.push(if inside.contains(n) {
+                    SubExp::Var(n.clone())
+                } else {
+                    SubExp::i64(0)
+                });
+                continue;
+            }
+            let r = body.result.get(i)?;
+            result.push(match dim {
+                None => r.clone(),
+                Some(j) => match r {
+                    SubExp::Var(v) => cx.types.get(v)?.shape().get(j)?.clone(),
+                    SubExp::Const(_) => return None,
+                },
+            });
+        }
+        let need: BTreeSet<Name> = result
+            .iter()
+            .filter_map(|r| r.as_var().cloned())
+            .filter(|v| local.contains_key(v))
+            .collect();
+        let (stms, _) = slice_stms(cx, &body.stms, need, local, depth + 1)?;
+        bodies.push(Body::new(stms, result));
+    }
+    let else_b = bodies.pop()?;
+    let then_b = bodies.pop()?;
+    let i64t = Type::Prim(PrimType::I64);
+    let elems = wanted
+        .iter()
+        .zip(&origins)
+        .map(|(n, &(i, dim))| {
+            let ty = match (stm.pat.elems.get(i), dim) {
+                (Some(p), None) => p.ty.clone(),
+                _ => i64t.clone(),
+            };
+            Param::new(n, ty)
+        })
+        .collect::<Vec<_>>();
+    let ret = elems.iter().map(|p| p.ty.to_ext()).collect();
+    Some(Stm::new(
+        Pat::new(elems),
+        Exp::If {
+            cond: cond.clone(),
+            then_body: then_b,
+            else_body: else_b,
+            ret,
+        },
+    ))
 }
 
 /// `\a b -> smax a b` on `i64`.
