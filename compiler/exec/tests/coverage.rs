@@ -253,3 +253,26 @@ fn arrays_sized_by_a_branch_in_a_thread() {
         "out of bounds",
     );
 }
+
+const CALL_SIZES: &str = "
+entry main [n] [m] (xss: [][n]i32) (yss: [][m]i32) (i: i64) (j: i64) =
+  let css = map2 concat xss yss in (css, css[i, j])
+";
+
+#[test]
+fn calls_whose_result_size_is_arithmetic_on_their_arguments() {
+    agree_values(
+        "call_sizes",
+        CALL_SIZES,
+        "main",
+        "[[1, 2], [3, 4]] [[5], [6]] 1i64 2i64",
+        "[[1, 2, 5], [3, 4, 6]] 6",
+    );
+    agree_error(
+        "call_sizes_oob",
+        CALL_SIZES,
+        "main",
+        "[[1, 2], [3, 4]] [[5], [6]] 1i64 3i64",
+        "out of bounds",
+    );
+}

@@ -37,6 +37,7 @@ mod index;
 mod modenv;
 mod ops;
 mod pat;
+mod result_sizes;
 mod soac;
 mod state;
 mod types;
