@@ -276,3 +276,52 @@ fn calls_whose_result_size_is_arithmetic_on_their_arguments() {
         "out of bounds",
     );
 }
+
+const VECTOR_HIST: &str = "
+def argmax (x: f32, i: i64) (y: f32, j: i64) =
+  if x == y then (x, i64.max i j) else if x > y then (x, i) else (y, j)
+entry main [n] [m] (is: [n]i64) (vss: [n][m]f32) (dst: [3][m]f32) =
+  reduce_by_index (copy dst) (map2 (+)) (replicate m 0) is vss
+entry pairs [n] [k] (is: [n]i64) (vs: [n][k]f32) =
+  let res = reduce_by_index (replicate 2 (replicate k (f32.lowest, -1)))
+                            (map2 argmax)
+                            (replicate k (f32.lowest, -1))
+                            is
+                            (map2 zip vs (map (replicate k) (iota n)))
+  in unzip (map unzip res)
+entry shifted [n] [m] (is: [n]i64) (vss: [n][m]f32) (dst: [3][m]f32) =
+  let ws = map (\\vs -> map (\\j -> vs[j + 1]) (iota m)) vss
+  in reduce_by_index (copy dst) (map2 (+)) (replicate m 0) is ws
+";
+
+#[test]
+fn histograms_of_vectors_combine_lane_by_lane() {
+    agree_values(
+        "vector_hist",
+        VECTOR_HIST,
+        "main",
+        "[0i64, 2i64, 0i64, 7i64] [[1f32, 2f32], [3f32, 4f32], [5f32, 6f32], [7f32, 8f32]] [[0f32, 0f32], [1f32, 1f32], [2f32, 2f32]]",
+        "[[6f32, 8f32], [1f32, 1f32], [5f32, 6f32]]",
+    );
+    agree_values(
+        "vector_hist_empty_rows",
+        VECTOR_HIST,
+        "main",
+        "[0i64, 1i64] empty([2][0]f32) empty([3][0]f32)",
+        "empty([3][0]f32)",
+    );
+    agree_values(
+        "vector_hist_pairs",
+        VECTOR_HIST,
+        "pairs",
+        "[1i64, 1i64, 0i64] [[1f32, 5f32], [3f32, 2f32], [4f32, 4f32]]",
+        "[[4f32, 4f32], [3f32, 5f32]] [[2i64, 2i64], [1i64, 0i64]]",
+    );
+    agree_error(
+        "vector_hist_oob",
+        VECTOR_HIST,
+        "shifted",
+        "[0i64, 2i64] [[1f32, 2f32], [3f32, 4f32]] [[0f32, 0f32], [1f32, 1f32], [2f32, 2f32]]",
+        "out of bounds",
+    );
+}

@@ -26,6 +26,7 @@ pub use checks::strip_checks;
 pub mod promote;
 mod scalar;
 mod size_bounds;
+mod vector_hist;
 
 use std::collections::{HashMap, HashSet};
 
@@ -48,6 +49,8 @@ pub fn extract_kernels(mut prog: Program) -> Result<Program, PassError> {
     let mut ns = NameSource::for_program(&prog);
     let mut kernels = Vec::new();
     for f in &mut prog.funs {
+        let before = binder_types(f);
+        vector_hist::scalarise_vector_hists(&mut f.body, &before, &mut ns);
         let types = binder_types(f);
         let mut defs = HashMap::new();
         host_defs(&f.body, &mut defs);
