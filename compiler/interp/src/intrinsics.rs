@@ -197,7 +197,7 @@ impl Intrinsic {
             I::FlatIndex2d | I::FlatIndex3d | I::FlatIndex4d => {
                 let arr = next()?;
                 let rest: Vec<Value> = it.collect();
-                array_ops::flat_index(&arr, &rest)
+                array_ops::flat_index(&arr, &rest).map_err(|e| e.with_span(span))
             }
             I::FlatUpdate2d | I::FlatUpdate3d | I::FlatUpdate4d => {
                 let arr = next()?;
@@ -205,7 +205,7 @@ impl Intrinsic {
                 let Some(v) = rest.pop() else {
                     return err("missing argument");
                 };
-                array_ops::flat_update(arr, &rest, &v)
+                array_ops::flat_update(arr, &rest, &v).map_err(|e| e.with_span(span))
             }
         }
     }

@@ -34,8 +34,8 @@ fn intrinsic_arity(name: &str) -> usize {
         | "unflatten" | "partition" | "jvp2" | "vjp2" | "jmp2" | "mjp2" | "with_vjp"
         | "acc_write" | "scatter_stream" => 3,
         "hist_stream" | "flat_update_2d" => 5,
-        "hist_1d" | "hist_2d" | "hist_3d" | "flat_index_2d" | "flat_update_3d"
-        | "flat_update_4d" => 6,
+        "hist_1d" | "hist_2d" | "hist_3d" | "flat_index_2d" | "flat_update_3d" => 6,
+        "flat_update_4d" => 7,
         "flat_index_3d" => 8,
         "flat_index_4d" => 10,
         _ => 1,
@@ -459,10 +459,11 @@ impl<'a> Lowerer<'a> {
             &ret,
             IExp::Apply {
                 func: spec.name.clone(),
-                args,
+                args: args.clone(),
                 ret: ret.clone(),
             },
         );
+        let outs = self.pin_result_sizes(spec, &args, &ret, outs);
         let _ = span;
         spec.template
             .rebuild(&mut outs.into_iter())
@@ -537,6 +538,7 @@ impl<'a> Lowerer<'a> {
                     in_progress: true,
                     params: param_names.clone(),
                     recursive: false,
+                    size_formulas: Vec::new(),
                 },
             );
         }
@@ -578,9 +580,12 @@ impl<'a> Lowerer<'a> {
             ));
         }
         let leaves = result.leaves();
-        let ret = match self.specs.get(key) {
-            Some(s) => s.ret.clone(),
-            None => ret_types(&leaves, &param_names),
+        let (ret, size_formulas) = match self.specs.get(key) {
+            Some(s) => (s.ret.clone(), Vec::new()),
+            None => (
+                ret_types(&leaves, &param_names),
+                crate::result_sizes::size_formulas(&stms, &leaves, &param_names),
+            ),
         };
         let fun = FunDef {
             name: name.clone(),
@@ -599,6 +604,7 @@ impl<'a> Lowerer<'a> {
                 in_progress: false,
                 params: param_names,
                 recursive: false,
+                size_formulas,
             },
         );
         Ok(())

@@ -46,7 +46,7 @@ impl<'a> Lowerer<'a> {
                 let elems = s.bytes().map(|b| SubExp::Const(PrimValue::U8(b))).collect();
                 Ok(self.array_lit(elems, Type::Prim(PrimType::U8)))
             }
-            ExpKind::Hole => Err(LowerError::unsupported(Some(span), "holes (`???`)")),
+            ExpKind::Hole => self.hole(span, ctx),
             ExpKind::Var(qn) => self.var(qn, ctx),
             ExpKind::Constr(name, args) => {
                 let vals = args
@@ -292,7 +292,34 @@ impl<'a> Lowerer<'a> {
         }
     }
 
-    /// `path:byte` of a span, for run-time messages.
+    /// A hole (`???`): fails at run time as the interpreter does (`Reached a hole at …`),
+    /// then stands for a blank value of its type (zeros, empty arrays), which the failure
+    /// keeps from being used.
+    fn hole(&mut self, span: Span, ctx: &Ctx<'a>) -> LResult<Value<'a>> {
+        let Some(t) = self.info(span)?.exp_types.get(&span) else {
+            return Err(LowerError::internal(Some(span), "a hole without a type"));
+        };
+        if t.contains_fun() {
+            return Err(LowerError::unsupported(
+                Some(span),
+                "holes (`???`) of function type",
+            ));
+        }
+        let vt = vty_of(t, &ctx.tsubst, span)?;
+        let msg = format!("Reached a hole at {}.", self.location(span)).replace(['{', '}'], "");
+        self.located(span, |this| {
+            this.emit(
+                Pat::default(),
+                IExp::Assert {
+                    cond: SubExp::bool(false),
+                    msg,
+                    args: Vec::new(),
+                },
+            )
+        });
+        Ok(self.blank(&vt, &[]))
+    }
+
     /// `path:line:col-col` (or `path:line:col-line:col`) of a span, as the interpreter
     /// writes locations.
     pub fn location(&self, span: Span) -> String {

@@ -261,15 +261,16 @@ impl<'a> Lowerer<'a> {
             ));
         }
         let mut acc: Option<SubExp> = None;
-        for ((x, tx), (y, _)) in la.into_iter().zip(lb) {
-            if tx.is_array() {
-                return Err(LowerError::unsupported(Some(span), "`==` on arrays"));
-            }
-            let e = self.bind(
-                "eq",
-                Type::Prim(PrimType::Bool),
-                IExp::CmpOp(CmpOp::Eq, x, y),
-            );
+        for ((x, tx), (y, ty)) in la.into_iter().zip(lb) {
+            let e = if tx.is_array() {
+                self.array_equal(&x, &tx, &y, &ty, span)?
+            } else {
+                self.bind(
+                    "eq",
+                    Type::Prim(PrimType::Bool),
+                    IExp::CmpOp(CmpOp::Eq, x, y),
+                )
+            };
             acc = Some(match acc {
                 None => e,
                 Some(p) => self.bind(

@@ -180,6 +180,8 @@ impl<'a> Lowerer<'a> {
                 };
                 Ok(Value::tuple(vec![a, b]))
             }
+            "flat_index_2d" | "flat_index_3d" | "flat_index_4d" => self.flat_index(&args, span),
+            "flat_update_2d" | "flat_update_3d" | "flat_update_4d" => self.flat_update(&args, span),
             "unzip" => arg(0),
             "concat" => self.concat(&arg(0)?, &arg(1)?, span),
             "transpose" => arg(0)?.map_leaves(&mut |s, t| {
@@ -470,7 +472,7 @@ impl<'a> Lowerer<'a> {
         Ok((w, arr))
     }
 
-    fn bind_soac(&mut self, ts: Vec<Type>, soac: Soac) -> Vec<(SubExp, Type)> {
+    pub(crate) fn bind_soac(&mut self, ts: Vec<Type>, soac: Soac) -> Vec<(SubExp, Type)> {
         let ext: Vec<_> = ts.iter().map(Type::to_ext).collect();
         self.bind_ext(soac.kind_name(), &ext, IExp::Soac(soac))
     }
@@ -649,7 +651,7 @@ impl<'a> Lowerer<'a> {
             .ok_or_else(|| LowerError::internal(Some(span), "histogram result"))
     }
 
-    fn soac_scatter(
+    pub(crate) fn soac_scatter(
         &mut self,
         rank: usize,
         dest: &Value<'a>,

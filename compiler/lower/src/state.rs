@@ -46,6 +46,9 @@ pub struct Spec<'a> {
     pub params: Vec<Name>,
     /// Set when a call was made while the body was being lowered.
     pub recursive: bool,
+    /// How each existential result size follows from the parameters, where it does
+    /// (`result_sizes.rs`).
+    pub size_formulas: Vec<Option<crate::result_sizes::Formula>>,
 }
 
 pub struct Lowerer<'a> {

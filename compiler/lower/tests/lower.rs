@@ -164,10 +164,10 @@ fn recursion_becomes_a_recursive_function() {
 
 #[test]
 fn unsupported_constructs_are_located_diagnostics() {
-    let e = try_lower_src("entry main (x: f64) : f64 = ???").unwrap_err();
+    let e = try_lower_src("def f : f64 -> f64 = ???\nentry main (x: f64) : f64 = f x").unwrap_err();
     assert_eq!(
         e,
-        "gpu-unsupported: not supported by the GPU path yet: holes (`???`)"
+        "gpu-unsupported: not supported by the GPU path yet: holes (`???`) of function type"
     );
 }
 

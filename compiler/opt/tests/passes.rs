@@ -275,7 +275,8 @@ fn unsupported_kernels_are_reported() {
     assert_eq!(
         error(
             "entry main (xs: []i64) : []i64 =
-               map (\\x -> let ys = map (*2) (iota x) in ys[0] + ys[x-1]) xs"
+               map (\\x -> let n = loop n = x for i < 3 do n + i
+                           let ys = map (*2) (iota n) in ys[0] + ys[n-1]) xs"
         ),
         "not supported by the GPU path yet: an array whose size is computed inside a kernel thread"
     );

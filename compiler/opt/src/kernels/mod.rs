@@ -25,6 +25,8 @@ mod checks;
 pub use checks::strip_checks;
 pub mod promote;
 mod scalar;
+mod size_bounds;
+mod vector_hist;
 
 use std::collections::{HashMap, HashSet};
 
@@ -47,6 +49,8 @@ pub fn extract_kernels(mut prog: Program) -> Result<Program, PassError> {
     let mut ns = NameSource::for_program(&prog);
     let mut kernels = Vec::new();
     for f in &mut prog.funs {
+        let before = binder_types(f);
+        vector_hist::scalarise_vector_hists(&mut f.body, &before, &mut ns);
         let types = binder_types(f);
         let mut defs = HashMap::new();
         host_defs(&f.body, &mut defs);
@@ -58,6 +62,7 @@ pub fn extract_kernels(mut prog: Program) -> Result<Program, PassError> {
             base: f.name.clone(),
             pending: Vec::new(),
             extra_pat: Vec::new(),
+            bounds: HashMap::new(),
         };
         x.body(&mut f.body).map_err(|message| PassError {
             pass: "extract-kernels",
@@ -181,6 +186,8 @@ struct Extractor<'a> {
     pending: Vec<Stm>,
     /// Pattern elements to add to the statement being replaced (per-thread arrays).
     extra_pat: Vec<futhark_ir::soacs::Param>,
+    /// Host variables bounding sizes computed inside kernel threads (`size_bounds.rs`).
+    bounds: HashMap<Name, SubExp>,
 }
 
 /// One level of a nest: a SOAC, and the scalar statements before it in the enclosing
@@ -271,10 +278,12 @@ impl<'a> Extractor<'a> {
             let replaced = match &mut stm.exp {
                 Exp::Soac(soac) => {
                     let soac = soac.clone();
-                    match self.soac(&stm, &soac) {
+                    match self.soac_or_sequential(&stm, &soac) {
                         Ok(e) => Some(e),
-                        // What does not flatten runs sequentially in one kernel thread.
-                        Err(e) => Some(self.sequential(&stm, &soac).map_err(|_| e)?),
+                        Err(e) if e.contains("computed inside a kernel thread") => {
+                            Some(self.with_size_bounds(&stm, &soac).map_err(|_| e)?)
+                        }
+                        Err(e) => return Err(e),
                     }
                 }
                 Exp::Iota { .. } | Exp::Replicate { .. } | Exp::Copy(_) | Exp::Rearrange { .. } => {
@@ -305,6 +314,40 @@ impl<'a> Extractor<'a> {
         Ok(())
     }
 
+    fn soac_or_sequential(&mut self, stm: &Stm, soac: &Soac) -> Result<Exp, String> {
+        match self.soac(stm, soac) {
+            Ok(e) => Ok(e),
+            // What does not flatten runs sequentially in one kernel thread.
+            Err(e) => self.sequential(stm, soac).map_err(|_| e),
+        }
+    }
+
+    /// Extracts `soac` after computing, on the host, bounds of the sizes its threads
+    /// compute (`size_bounds.rs`); the bounds' statements go before it.
+    fn with_size_bounds(&mut self, stm: &Stm, soac: &Soac) -> Result<Exp, String> {
+        let found = size_bounds::bound_stms(soac, self.types, self.ns);
+        if found.is_empty() {
+            return Err("no bounds".into());
+        }
+        let mut before = std::mem::take(&mut self.pending);
+        for (size, mut bstm) in found {
+            let Exp::Soac(bsoac) = bstm.exp.clone() else {
+                continue;
+            };
+            bstm.exp = self.soac_or_sequential(&bstm, &bsoac)?;
+            before.append(&mut self.pending);
+            bstm.pat.elems.append(&mut self.extra_pat);
+            if let Some(p) = bstm.pat.elems.first() {
+                self.bounds.insert(size, SubExp::Var(p.name.clone()));
+            }
+            before.push(bstm);
+        }
+        let e = self.soac_or_sequential(stm, soac)?;
+        before.append(&mut self.pending);
+        self.pending = before;
+        Ok(e)
+    }
+
     fn translator(&mut self, top: Option<&Soac>) -> Translator<'a> {
         let mut thread_local = HashSet::new();
         if let Some(top) = top {
@@ -325,6 +368,7 @@ impl<'a> Extractor<'a> {
             flat: None,
             scratch: Vec::new(),
             thread_local,
+            bounds: self.bounds.clone(),
             prefix: self.ns.fresh("scratch"),
             counter: 0,
         }

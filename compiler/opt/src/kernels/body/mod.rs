@@ -109,6 +109,9 @@ pub struct Translator<'a> {
     pub scratch: Vec<ArrayDecl>,
     /// Names bound inside the kernel's lambdas (their sizes are not known at launch).
     pub thread_local: std::collections::HashSet<Name>,
+    /// Host bounds of sizes computed inside the threads: per-thread storage is allocated
+    /// at the bound (`kernels/size_bounds.rs`).
+    pub bounds: HashMap<Name, SubExp>,
     /// A prefix fresh in the program for the names this translator makes.
     pub prefix: Name,
     pub counter: usize,
@@ -173,8 +176,33 @@ impl Translator<'_> {
         }
     }
 
+    /// The launch-time shape of per-thread storage for a value of type `ty`: its sizes, or
+    /// host bounds of those computed by the thread.
     fn launch_shape(&mut self, ty: &Type) -> TResult<Vec<Size>> {
-        ty.shape().iter().map(|d| self.launch_size(d)).collect()
+        ty.shape()
+            .iter()
+            .map(|d| match self.launch_size(d) {
+                Err(e) => match d.as_var().and_then(|v| self.bounds.get(v)).cloned() {
+                    Some(b) => Ok(self.inputs.size(&b)),
+                    None => Err(e),
+                },
+                ok => ok,
+            })
+            .collect()
+    }
+
+    /// Fails unless the free dimensions of a view of a device array, but the first, are
+    /// stored at their own extents (not at a bound of a size computed by the thread, which
+    /// pads the rows), so that the view is a row-major block that can be reshaped.
+    fn unpadded(&self, v: &View) -> TResult<()> {
+        let View::Global { dims, prefix, .. } = v else {
+            return Ok(());
+        };
+        let bound = |s: &Size| matches!(s, Size::Param(p) if self.bounds.values().any(|b| b.as_var() == Some(p)));
+        if dims.iter().skip(prefix.len() + 1).any(bound) {
+            return Err("reshaping a row of thread-sized storage inside a kernel thread".into());
+        }
+        Ok(())
     }
 
     /// The extents of a type as kernel expressions.

@@ -191,6 +191,16 @@ impl Translator<'_> {
                     .ok_or("transposing a row inside a kernel thread")?;
                 self.env.insert(one()?.name.clone(), KVal::Array(v));
             }
+            // A vector coerced to a length the thread computes (checked equal): the same view.
+            Exp::Reshape { shape, arr }
+                if shape.len() == 1
+                    && self.type_of(arr)?.rank() == 1
+                    && self.launch_size(&shape[0]).is_err() =>
+            {
+                self.reshape_check(arr, shape, s.loc.as_ref(), out)?;
+                let v = self.view(arr)?;
+                self.env.insert(one()?.name.clone(), KVal::Array(v));
+            }
             Exp::Reshape { shape, arr } => {
                 let mut dims = Vec::new();
                 for d in shape {
@@ -201,6 +211,7 @@ impl Translator<'_> {
                 }
                 self.reshape_check(arr, shape, s.loc.as_ref(), out)?;
                 let src = self.view(arr)?;
+                self.unpadded(&src)?;
                 let v = match src {
                     // The same value at every index, whatever the shape.
                     View::Replicate { .. } => src,
@@ -211,6 +222,7 @@ impl Translator<'_> {
                             // row, an iota) is first copied into per-thread storage.
                             let ty = self.type_of(arr)?;
                             let copy = self.materialize(KVal::Array(src), &ty, out)?;
+                            self.unpadded(&copy)?;
                             reshaped(copy, dims).ok_or("reshaping a row inside a kernel thread")?
                         }
                     },
@@ -229,9 +241,31 @@ impl Translator<'_> {
                 cond,
                 then_body,
                 else_body,
-                ..
+                ret,
             } => {
                 let c = self.scalar(cond)?;
+                // Existential sizes of the results are mutable variables each branch sets
+                // to its result's extent: (name, result, dimension).
+                let mut sizes = Vec::new();
+                for (k, name) in s.pat.ctx.iter().enumerate() {
+                    let at = ret.iter().enumerate().find_map(|(i, t)| {
+                        t.shape()
+                            .iter()
+                            .position(|d| *d == futhark_ir::soacs::ExtSize::Ext(k))
+                            .map(|j| (i, j))
+                    });
+                    let Some((i, j)) = at else {
+                        return Err("a branch with an unused existential size".into());
+                    };
+                    out.push(KStm::Mut {
+                        name: name.clone(),
+                        ty: PrimType::I64,
+                        init: KExp::i64(0),
+                    });
+                    self.env
+                        .insert(name.clone(), KVal::Scalar(KExp::var(name), PrimType::I64));
+                    sizes.push((name.clone(), i, j));
+                }
                 // Scalars become mutable variables, arrays per-thread arrays.
                 let mut slots: Vec<(KVal, Vec<KExp>)> = Vec::new();
                 for p in elems {
@@ -256,6 +290,18 @@ impl Translator<'_> {
                 for body in [then_body, else_body] {
                     let mut stms = Vec::new();
                     let rs = self.body(body, &mut stms)?;
+                    for (name, i, j) in &sizes {
+                        let d = match body.result.get(*i) {
+                            Some(SubExp::Var(v)) => self.type_of(v)?.shape().get(*j).cloned(),
+                            _ => None,
+                        }
+                        .ok_or("a branch result without the extent its type promises")?;
+                        let exp = self.scalar(&d)?;
+                        stms.push(KStm::Assign {
+                            name: name.clone(),
+                            exp,
+                        });
+                    }
                     for ((slot, dims), r) in slots.iter().zip(rs) {
                         match (slot, r) {
                             (KVal::Scalar(KExp::Var(n), _), KVal::Scalar(e, _)) => {
