@@ -32,13 +32,8 @@ pub fn run_both(name: &str, src: &str, entry: &str, args: &str) -> (Outcome, Out
         Err(e) => Outcome::Error(e.to_string()),
     };
 
-    let root = path.to_string_lossy().to_string();
-    let checked = futhark_interp::checked::check_sources(
-        futhark_db::check_context(),
-        vec![(root.clone(), src.to_string())],
-        &root,
-    )
-    .expect("the interpreter loads the program");
+    // The interpreter's program from the same database, as every face builds it.
+    let checked = futhark_db::interp_program(&db, file);
     let map = futhark_interp::SourceMap::new(&checked.program);
     let interp = futhark_interp::Interpreter::new(checked.program).expect("interpreter");
     let interpreted = match interp.call_entry(entry, argv) {
