@@ -12,14 +12,6 @@ use crate::terms::apply::RecInfo;
 use crate::types::{Liftedness, Name, PrimType, RetType, Size, Subst, TParam, Type, VName};
 use crate::unify::Constraint;
 
-fn simple_name(p: &Pat) -> Option<&futhark_syntax::ast::Ident> {
-    match &p.kind {
-        PatKind::Id(x) => Some(x),
-        PatKind::Parens(q) | PatKind::Ascript(q, _) | PatKind::Attr(_, q) => simple_name(q),
-        _ => None,
-    }
-}
-
 /// A type that an entry point can only pass as an opaque value: anything but arrays of
 /// primitives (the unit type aside).
 fn opaque_at_entry(t: &Type) -> bool {
@@ -575,7 +567,7 @@ impl Checker<'_> {
                     let pname = vb
                         .params
                         .get(i)
-                        .and_then(simple_name)
+                        .and_then(Pat::simple_name)
                         .map(|x| Name::from(x.name.as_str()));
                     params.push(EntryParam {
                         name: pname,
@@ -725,7 +717,8 @@ impl Checker<'_> {
             .iter()
             .zip(pats)
             .map(|((t, binds), p)| {
-                let pname = simple_name(p)
+                let pname = p
+                    .simple_name()
                     .and_then(|x| binds.iter().find(|b| b.ident.name == x.name))
                     .map(|b| b.vname.clone());
                 let r = self.uni.resolve(t);

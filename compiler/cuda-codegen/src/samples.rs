@@ -335,3 +335,30 @@ pub fn neutral_of(op: BinOp, t: PrimType) -> Option<PrimValue> {
     })
     .filter(|_| op.accepts(t))
 }
+
+/// Scans the scan generator is tested on, each with its accumulator's size in bytes: an f32
+/// sum, a segmented i32 sum and the (non-commutative) affine composition, segmented.
+pub fn scan_cases() -> Vec<(KernelProgram, usize)> {
+    let (aff, aff_ne) = affine_compose();
+    vec![
+        (
+            scan(
+                "s",
+                Lambda::binop(BinOp::Add, PrimType::F32),
+                vec![PrimValue::F32(0.0)],
+                false,
+            ),
+            4,
+        ),
+        (
+            scan(
+                "s",
+                Lambda::binop(BinOp::Add, PrimType::I32),
+                vec![PrimValue::I32(0)],
+                true,
+            ),
+            4,
+        ),
+        (scan("s", aff, aff_ne, true), 8),
+    ]
+}

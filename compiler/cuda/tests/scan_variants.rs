@@ -80,32 +80,6 @@ fn every_scan_preset_compiles() {
     );
 }
 
-/// The scans the trace and reduce-then-scan builds are checked on.
-fn trace_cases() -> Vec<(futhark_ir::KernelProgram, usize)> {
-    let (aff, aff_ne) = samples::affine_compose();
-    vec![
-        (
-            samples::scan(
-                "s",
-                Lambda::binop(BinOp::Add, PrimType::F32),
-                vec![PrimValue::F32(0.0)],
-                false,
-            ),
-            4,
-        ),
-        (
-            samples::scan(
-                "s",
-                Lambda::binop(BinOp::Add, PrimType::I32),
-                vec![PrimValue::I32(0)],
-                true,
-            ),
-            4,
-        ),
-        (samples::scan("s", aff, aff_ne, true), 8),
-    ]
-}
-
 /// The trace build (with and without launch bounds) of the presets it is used on, and
 /// the reduce-then-scan kernels, compile with NVRTC for sm_90.
 #[test]
@@ -129,7 +103,7 @@ fn trace_and_rts_compile() {
                 packed,
                 ..preset
             };
-            for (prog, acc) in &trace_cases() {
+            for (prog, acc) in &samples::scan_cases() {
                 let k = &prog.kernels[0];
                 let SegOp::Scan(op) = &k.op else {
                     panic!("not a scan")
@@ -142,7 +116,7 @@ fn trace_and_rts_compile() {
             }
         }
     }
-    for (prog, _) in trace_cases()
+    for (prog, _) in samples::scan_cases()
         .iter()
         .filter(|(p, _)| p.kernels[0].op.space().dims.len() == 1)
     {

@@ -59,7 +59,12 @@ impl<'a> Lowerer<'a> {
             else {
                 continue;
             };
-            let Some(x) = def.vb.params.get(i).and_then(simple_name) else {
+            let Some(x) = def
+                .vb
+                .params
+                .get(i)
+                .and_then(futhark_syntax::ast::Pat::simple_name)
+            else {
                 continue;
             };
             if let Some(r) = self.info(x.span)?.resolutions.get(&x.span) {
@@ -275,15 +280,5 @@ impl<'a> Lowerer<'a> {
                 Err(LowerError::internal(Some(span), "entry input type"))
             }
         }
-    }
-}
-
-/// The name a parameter pattern binds, where it binds one (`x`, `(x: t)`).
-fn simple_name(p: &futhark_syntax::ast::Pat) -> Option<&futhark_syntax::ast::Ident> {
-    use futhark_syntax::ast::PatKind;
-    match &p.kind {
-        PatKind::Id(x) => Some(x),
-        PatKind::Parens(q) | PatKind::Ascript(q, _) | PatKind::Attr(_, q) => simple_name(q),
-        _ => None,
     }
 }

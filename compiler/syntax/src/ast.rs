@@ -334,6 +334,17 @@ pub struct Pat {
     pub span: Span,
 }
 
+impl Pat {
+    /// The one name the pattern binds, where it is a name (`x`, `(x: t)`, `#[attr] x`).
+    pub fn simple_name(&self) -> Option<&Ident> {
+        match &self.kind {
+            PatKind::Id(x) => Some(x),
+            PatKind::Parens(q) | PatKind::Ascript(q, _) | PatKind::Attr(_, q) => q.simple_name(),
+            _ => None,
+        }
+    }
+}
+
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum PatKind {
     /// A binding name, or `(op)`.

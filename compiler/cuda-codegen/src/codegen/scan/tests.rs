@@ -2,38 +2,13 @@
 
 use super::*;
 use crate::samples;
-use futhark_ir::{BinOp, Lambda, PrimValue, SegOp};
-
-fn cases() -> Vec<(futhark_ir::KernelProgram, usize)> {
-    let (aff, aff_ne) = samples::affine_compose();
-    vec![
-        (
-            samples::scan(
-                "s",
-                Lambda::binop(BinOp::Add, PrimType::F32),
-                vec![PrimValue::F32(0.0)],
-                false,
-            ),
-            4,
-        ),
-        (
-            samples::scan(
-                "s",
-                Lambda::binop(BinOp::Add, PrimType::I32),
-                vec![PrimValue::I32(0)],
-                true,
-            ),
-            4,
-        ),
-        (samples::scan("s", aff, aff_ne, true), 8),
-    ]
-}
+use futhark_ir::SegOp;
 
 /// Presets without the new options generate what they did before them (spot check:
 /// the trace, vector, relaxed and exponential-backoff code stays out).
 #[test]
 fn plain_presets_have_no_new_code() {
-    for (prog, acc) in &cases() {
+    for (prog, acc) in &samples::scan_cases() {
         let k = &prog.kernels[0];
         let SegOp::Scan(op) = &k.op else {
             panic!("not a scan")
