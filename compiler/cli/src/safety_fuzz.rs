@@ -95,15 +95,21 @@ fn program(rng: &mut Rng) -> String {
     format!("{header}{body}\n")
 }
 
-/// The message and location of a failure, as both paths write the first lines.
-fn failure(text: &str) -> (String, String) {
+/// The message, location and backtrace of a failure, as both paths write them.
+fn failure(text: &str) -> (String, String, String) {
     let mut lines = text.lines();
     let head = lines.next().unwrap_or_default();
     let msg = lines.next().unwrap_or_default();
+    let backtrace: Vec<&str> = lines.collect();
     match head.strip_prefix("Error at ") {
-        Some(loc) => (msg.to_string(), loc.trim_end_matches(':').to_string()),
+        Some(loc) => (
+            msg.to_string(),
+            loc.trim_end_matches(':').to_string(),
+            backtrace.join("\n"),
+        ),
         None => (
             head.trim_start_matches("Error: ").to_string(),
+            String::new(),
             String::new(),
         ),
     }
@@ -161,8 +167,8 @@ fn agree(backend: ExecBackend, cases: usize) {
                     values_seen += 1;
                 }
                 (Err(a), Err(b)) => {
-                    let (am, al) = failure(&a.message);
-                    let (bm, bl) = failure(&b.message);
+                    let (am, al, ab) = failure(&a.message);
+                    let (bm, bl, bb) = failure(&b.message);
                     assert_eq!(
                         am, bm,
                         "program {case} on {input}:\n{src}\n{}\n{}",
@@ -170,6 +176,7 @@ fn agree(backend: ExecBackend, cases: usize) {
                     );
                     if !al.is_empty() && !bl.is_empty() {
                         assert_eq!(al, bl, "program {case} on {input}:\n{src}");
+                        assert_eq!(ab, bb, "backtrace of program {case} on {input}:\n{src}");
                     }
                     failures_seen += 1;
                 }

@@ -56,6 +56,24 @@ impl ExecError {
         }
     }
 
+    /// A run-time error that left a call made at `site` (a location with its own frames):
+    /// the call joins its backtrace.
+    pub fn called_from(self, site: Option<&str>) -> ExecError {
+        match (self, site) {
+            (
+                ExecError::Runtime {
+                    msg,
+                    loc: Some(loc),
+                },
+                Some(site),
+            ) => ExecError::Runtime {
+                msg,
+                loc: Some(futhark_ir::loc::called_from(&loc, site)),
+            },
+            (e, site) => e.located(site),
+        }
+    }
+
     pub fn malformed(msg: impl Into<String>) -> ExecError {
         ExecError::Malformed(msg.into())
     }
@@ -63,7 +81,7 @@ impl ExecError {
 
 fn runtime_text(msg: &str, loc: Option<&str>) -> String {
     match loc {
-        Some(loc) => format!("Error at {loc}:\n{msg}"),
+        Some(loc) => futhark_ir::loc::render_error(msg, loc),
         None => format!("Error: {msg}"),
     }
 }

@@ -142,9 +142,14 @@ impl<B: Backend> Executor<B> {
     }
 
     fn stm(&mut self, stm: &Stm, env: &mut Env<B::Buf>) -> Result<()> {
-        let vals = self
-            .exp(&stm.exp, &stm.pat, env)
-            .map_err(|e| e.located(stm.loc.as_deref()))?;
+        let vals = self.exp(&stm.exp, &stm.pat, env).map_err(|e| {
+            // An error leaving a call (one `inline` kept: recursion) gains the call's frame.
+            if matches!(stm.exp, Exp::Apply { .. }) {
+                e.called_from(stm.loc.as_deref())
+            } else {
+                e.located(stm.loc.as_deref())
+            }
+        })?;
         bind_pat(&stm.pat, vals, env)
     }
 

@@ -323,8 +323,11 @@ fn run_time_errors_use_futharks_wording() {
         vec![Value::scalar(-1i32)],
     );
     let msg = asserted.expect_err("assertion").to_string();
+    // The message, then the backtrace: the entry point's definition.
     assert!(
-        msg.starts_with("Error at ") && msg.ends_with(":\nAssertion is false: x > 0"),
+        msg.starts_with("Error at ")
+            && msg.contains(":\nAssertion is false: x > 0\n\nBacktrace:\n-> #0 ")
+            && msg.lines().count() == 5,
         "{msg}"
     );
 }

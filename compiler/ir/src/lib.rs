@@ -32,6 +32,7 @@
 pub mod exp;
 pub mod husk;
 pub mod kernel;
+pub mod loc;
 pub mod printer;
 pub mod soacs;
 pub mod typecheck;

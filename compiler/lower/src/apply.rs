@@ -26,6 +26,49 @@ use crate::state::{Lowerer, Spec};
 use crate::types::{unify, vty_of};
 use crate::value::{Closure, Ctx, Def, Inst, TSubst, VTy, Value};
 
+/// Whether `vb` only forwards its parameters to a function or operator: `def (|>) x f =
+/// f x`, `def f x y = g x y`, `def f x y = x / y`. The interpreter rewrites calls of such
+/// functions into the call or operation they make, so they add no frame of their own to a
+/// backtrace, and a built-in operator's error is located at the call.
+fn forwards(vb: &futhark_syntax::ast::ValBind) -> bool {
+    fn var(e: &futhark_syntax::ast::Exp) -> Option<&str> {
+        match &e.kind {
+            ExpKind::Var(q) if q.quals.is_empty() => Some(q.name.name.as_str()),
+            ExpKind::Parens(x) => var(x),
+            _ => None,
+        }
+    }
+    let mut body = &vb.body;
+    while let ExpKind::Parens(x) = &body.kind {
+        body = x;
+    }
+    let Some(params) = vb
+        .params
+        .iter()
+        .map(|p| p.simple_name().map(|n| n.name.as_str()))
+        .collect::<Option<Vec<&str>>>()
+    else {
+        return false;
+    };
+    if let ExpKind::BinOp { lhs, rhs, .. } = &body.kind {
+        return params.len() == 2 && var(lhs) == Some(params[0]) && var(rhs) == Some(params[1]);
+    }
+    let ExpKind::Apply(f, args) = &body.kind else {
+        return false;
+    };
+    let Some(args) = args.iter().map(var).collect::<Option<Vec<&str>>>() else {
+        return false;
+    };
+    let Some(f) = var(f) else {
+        return false;
+    };
+    match (params.as_slice(), args.as_slice()) {
+        // A pipe: one parameter applied to the other.
+        ([a, b], [x]) => (f == *b && x == a) || (f == *a && x == b),
+        _ => !params.contains(&f) && args == params,
+    }
+}
+
 /// How many arguments an intrinsic takes before it acts.
 fn intrinsic_arity(name: &str) -> usize {
     match name {
@@ -54,7 +97,7 @@ impl<'a> Lowerer<'a> {
             return Ok(f);
         }
         match f {
-            Value::Fun(c) => self.apply_closure(c, args, span),
+            Value::Fun(c) => self.apply_closure(c, args, span, true),
             _ => Err(LowerError::internal(
                 Some(span),
                 "applying a value that is not a function",
@@ -62,11 +105,28 @@ impl<'a> Lowerer<'a> {
         }
     }
 
+    /// Applies a function value the way an intrinsic (a SOAC) applies its lambda: the
+    /// interpreter pushes no frame for such calls, so lowering adds none to locations.
+    pub fn apply_in_intrinsic(
+        &mut self,
+        f: Value<'a>,
+        args: Vec<Value<'a>>,
+        span: Span,
+    ) -> LResult<Value<'a>> {
+        match f {
+            Value::Fun(c) if !args.is_empty() => self.apply_closure(c, args, span, false),
+            f => self.apply_value(f, args, span),
+        }
+    }
+
+    /// `frame`: the application is written in the source (the interpreter's call pushes
+    /// `span` on its backtrace), not made by an intrinsic.
     fn apply_closure(
         &mut self,
         c: Rc<Closure<'a>>,
         mut args: Vec<Value<'a>>,
         span: Span,
+        frame: bool,
     ) -> LResult<Value<'a>> {
         let arity = match c.as_ref() {
             Closure::Def(d, _) => d.vb.params.len(),
@@ -74,7 +134,7 @@ impl<'a> Lowerer<'a> {
             Closure::Partial(inner, prev) => {
                 let mut all = prev.clone();
                 all.append(&mut args);
-                return self.apply_closure(inner.clone(), all, span);
+                return self.apply_closure(inner.clone(), all, span, frame);
             }
             Closure::RightSection(..) | Closure::Project(..) => 1,
             Closure::Intrinsic(n) => intrinsic_arity(n),
@@ -91,6 +151,21 @@ impl<'a> Lowerer<'a> {
         }
         let rest = args.split_off(arity);
         let r = match c.as_ref() {
+            Closure::Def(d, inst) if frame && forwards(d.vb) => {
+                // The call the body makes is at this application; an operator's
+                // run-time error too, when the body is a built-in operator.
+                // Inlined, not specialised, so that the override reaches its body.
+                let extra = self.call_sizes(d, inst.as_deref(), &args, span)?;
+                self.next_frame = Some(span);
+                self.next_located = Some(span);
+                let r = self.inline_def(d, args, extra, span);
+                self.next_frame = None;
+                self.next_located = None;
+                r?
+            }
+            Closure::Def(d, inst) if frame => {
+                self.in_frame(span, |this| this.call_def(d, inst.as_deref(), args, span))?
+            }
             Closure::Def(d, inst) => self.call_def(d, inst.as_deref(), args, span)?,
             Closure::Lambda {
                 params,
@@ -114,12 +189,16 @@ impl<'a> Lowerer<'a> {
                 if !size_params.is_empty() {
                     inner = self.bind_sizes(&pats, &args, size_params, inner)?;
                 }
-                self.exp(body, &inner)?
+                if frame {
+                    self.in_frame(span, |this| this.exp(body, &inner))?
+                } else {
+                    self.exp(body, &inner)?
+                }
             }
             Closure::RightSection(op, rhs) => {
                 let mut a = args;
                 a.push(rhs.clone());
-                self.apply_closure(op.clone(), a, span)?
+                self.apply_closure(op.clone(), a, span, frame)?
             }
             Closure::Project(steps, ctx) => {
                 let v = args.remove(0);
@@ -129,10 +208,9 @@ impl<'a> Lowerer<'a> {
             Closure::Op(o) => self.overloaded(o, args, span)?,
             Closure::Partial(..) => unreachable_partial(span)?,
         };
-        if rest.is_empty() {
-            Ok(r)
-        } else {
-            self.apply_value(r, rest, span)
+        match r {
+            Value::Fun(c) if !rest.is_empty() => self.apply_closure(c, rest, span, frame),
+            r => self.apply_value(r, rest, span),
         }
     }
 
@@ -440,7 +518,7 @@ impl<'a> Lowerer<'a> {
         Ok(self.emit_call(&spec, call_args, span))
     }
 
-    fn emit_call(&mut self, spec: &Spec<'a>, args: Vec<SubExp>, span: Span) -> Value<'a> {
+    fn emit_call(&mut self, spec: &Spec<'a>, args: Vec<SubExp>, _span: Span) -> Value<'a> {
         let ret: Vec<ExtType> = spec
             .ret
             .iter()
@@ -454,6 +532,13 @@ impl<'a> Lowerer<'a> {
                 })
             })
             .collect();
+        // The call's location is the stack of frames at it (its own site on top when
+        // the source applies the function; none when an intrinsic does): the `inline`
+        // pass and the host add it to the backtrace of an error inside the function.
+        let call_loc: Vec<&str> = self.frames.iter().rev().map(|f| &**f).collect();
+        let call_loc = call_loc.join("\n");
+        let outer_loc = self.loc.take();
+        self.loc = (!call_loc.is_empty()).then(|| call_loc.into());
         let outs = self.bind_ext(
             "r",
             &ret,
@@ -463,8 +548,8 @@ impl<'a> Lowerer<'a> {
                 ret: ret.clone(),
             },
         );
+        self.loc = outer_loc;
         let outs = self.pin_result_sizes(spec, &args, &ret, outs);
-        let _ = span;
         spec.template
             .rebuild(&mut outs.into_iter())
             .unwrap_or_else(Value::unit)
@@ -542,9 +627,11 @@ impl<'a> Lowerer<'a> {
                 },
             );
         }
-        let (stms, result) = self.block(|this| {
-            let r = this.exp(&vb.body, &ctx)?;
-            this.coerce_to_declared(def, fargs.len(), &ctx, r)
+        let (stms, result) = self.outside_frames(|this| {
+            this.block(|this| {
+                let r = this.exp(&vb.body, &ctx)?;
+                this.coerce_to_declared(def, fargs.len(), &ctx, r)
+            })
         })?;
         self.specs
             .remove(key)

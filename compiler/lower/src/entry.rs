@@ -173,7 +173,9 @@ impl<'a> Lowerer<'a> {
                     None,
                 )))
             };
-            this.apply_value(f, args, span)
+            // The call's frame is the whole definition, as the interpreter's backtrace ends
+            // (even when the entry point only forwards to another function).
+            this.in_frame(def.vb.span, |this| this.apply_in_intrinsic(f, args, span))
         })?;
         if result.has_fun() {
             return Err(LowerError::unsupported(

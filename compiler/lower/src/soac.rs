@@ -325,7 +325,7 @@ impl<'a> Lowerer<'a> {
                 params.extend(ps);
                 vals.push(v);
             }
-            let r = this.apply_value(f.clone(), vals, span)?;
+            let r = this.apply_in_intrinsic(f.clone(), vals, span)?;
             if r.has_fun() {
                 return Err(LowerError::unsupported(
                     Some(span),

@@ -70,6 +70,16 @@ pub struct Lowerer<'a> {
     pub size_ids: HashMap<u64, SubExp>,
     /// The source location given to the statements emitted now (see [`Lowerer::located`]).
     pub loc: Option<Rc<str>>,
+    /// The calls being inlined, outermost first: the interpreter's call stack at the code
+    /// lowered now, which [`Lowerer::located`] writes into locations as their backtrace.
+    pub frames: Vec<Rc<str>>,
+    /// The span the next frame is pushed at instead of its own: a call of a forwarding
+    /// function (`|>`, `def f x = g x`) is the call of what it forwards to, at the outer
+    /// application, as the interpreter rewrites it.
+    pub next_frame: Option<Span>,
+    /// The span the next located operation is reported at instead of its own (a call of
+    /// `def f x y = x / y` fails at the call); entering a frame forgets it.
+    pub next_located: Option<Span>,
     /// Line tables of the files whose locations were asked for.
     pub lines: std::cell::RefCell<HashMap<FileId, Rc<futhark_syntax::LineIndex>>>,
 }
@@ -91,6 +101,9 @@ impl<'a> Lowerer<'a> {
             inline_depth: 0,
             size_ids: HashMap::new(),
             loc: None,
+            frames: Vec::new(),
+            next_frame: None,
+            next_located: None,
             lines: Default::default(),
         }
     }
@@ -98,10 +111,48 @@ impl<'a> Lowerer<'a> {
     /// Runs `f` with the statements it emits located at `span` (the expression whose
     /// run-time errors they raise: an index, an update, a division).
     pub fn located<T>(&mut self, span: Span, f: impl FnOnce(&mut Self) -> T) -> T {
-        let loc: Rc<str> = self.location(span).into();
+        let span = self.next_located.take().unwrap_or(span);
+        let loc: Rc<str> = self.location_with_frames(span).into();
         let outer = self.loc.replace(loc);
         let r = f(self);
         self.loc = outer;
+        r
+    }
+
+    /// `span`'s position followed by the frames of the calls being inlined, innermost
+    /// first (see `futhark_ir::loc`).
+    pub fn location_with_frames(&self, span: Span) -> String {
+        let mut loc = self.location(span);
+        for f in self.frames.iter().rev().take(futhark_ir::loc::MAX_FRAMES) {
+            loc.push('\n');
+            loc.push_str(f);
+        }
+        loc
+    }
+
+    /// Runs `f` (lowering the body of a function called at `span`) with that call on the
+    /// stack of frames, as the interpreter's call of a closure pushes it.
+    pub fn in_frame<T>(&mut self, span: Span, f: impl FnOnce(&mut Self) -> T) -> T {
+        let span = self.next_frame.take().unwrap_or(span);
+        self.next_located = None;
+        let frame: Rc<str> = self.location(span).into();
+        self.frames.push(frame);
+        let r = f(self);
+        self.frames.pop();
+        r
+    }
+
+    /// Runs `f` (lowering a specialised function's body, which the interpreter would enter
+    /// through a call) with no frames and no location: the call site is added where the
+    /// function is inlined or called.
+    pub fn outside_frames<T>(&mut self, f: impl FnOnce(&mut Self) -> T) -> T {
+        let frames = std::mem::take(&mut self.frames);
+        let loc = self.loc.take();
+        self.next_frame = None;
+        self.next_located = None;
+        let r = f(self);
+        self.frames = frames;
+        self.loc = loc;
         r
     }
 

@@ -96,7 +96,10 @@ impl Inliner<'_> {
                 body: inlined,
             };
             self.types.extend(binder_types(&fake));
-            let inlined = fake.body;
+            let mut inlined = fake.body;
+            if let Some(site) = &stm.loc {
+                called_from(&mut inlined, site);
+            }
             for c in &stm.pat.ctx {
                 'find: for (p, r) in stm.pat.elems.iter().zip(&inlined.result) {
                     if let Some(t) = self.type_of(r) {
@@ -123,6 +126,16 @@ impl Inliner<'_> {
             }
         }
         b.stms = out;
+    }
+}
+
+/// Adds the call at `site` to the backtrace of every located statement of an inlined body.
+fn called_from(b: &mut Body, site: &str) {
+    for stm in &mut b.stms {
+        if let Some(loc) = &stm.loc {
+            stm.loc = Some(futhark_ir::loc::called_from(loc, site).into());
+        }
+        inner_bodies_mut(&mut stm.exp, &mut |bb| called_from(bb, site));
     }
 }
 

@@ -3,7 +3,7 @@
 //! backtraces, and the checker's diagnostics.
 
 use futhark_interp::RuntimeError;
-use futhark_syntax::{Diagnostic, FileId};
+use futhark_syntax::{Diagnostic, FileId, Span};
 
 use crate::compiled::CELL_ENTRY;
 use crate::engine::CELL_PROGRAM;
@@ -19,50 +19,91 @@ pub(crate) fn program_error(msg: String) -> CellError {
     CellError::message(kind, msg)
 }
 
-/// An error of a compiled cell: a failure located in the cell's expression (`Error at
-/// [cell program]:L:C-C:` as the executor words it) becomes a diagnostic in the cell itself,
-/// rendered as the interpreter's are; anything else stays a message.
+/// An error of a compiled cell, worded by the executor as `Error at LOC:`, the message and
+/// the backtrace (`-> #i LOC` lines), becomes what the interpreter's error becomes
+/// ([`runtime_error`]): a diagnostic at the failing expression — in the cell itself, or in
+/// a loaded file (`file_of` gives a path's file and text) — with the backtrace's frames as
+/// labels. Anything else stays a message.
 pub(crate) fn compiled_error(
     msg: String,
     program: Option<&str>,
     cell: FileId,
     exp: &str,
+    file_of: &dyn Fn(&str) -> Option<(FileId, String)>,
 ) -> CellError {
-    let located = || -> Option<Diagnostic> {
-        let rest = msg.strip_prefix("Error at ")?;
-        let (loc, text) = rest.split_once(":\n")?;
-        let pos = loc.strip_prefix(CELL_PROGRAM)?.strip_prefix(':')?;
-        // `L:C-C` or `L:C-L:C`.
-        let (from, to) = pos.split_once('-')?;
-        let (l0, c0) = from.split_once(':')?;
-        let (l0, c0): (u32, u32) = (l0.parse().ok()?, c0.parse().ok()?);
-        let (l1, c1): (u32, u32) = match to.split_once(':') {
-            Some((l, c)) => (l.parse().ok()?, c.parse().ok()?),
-            None => (l0, to.parse().ok()?),
-        };
-        // The expression is the program's text after its `entry … =` line.
-        let program = program?;
-        let start = program.find(&format!("entry {CELL_ENTRY}"))?;
-        let first = program[..start].matches('\n').count() as u32 + 2;
-        let lines = futhark_syntax::LineIndex::new(exp);
-        let offset = |l: u32, c: u32| -> Option<u32> {
-            let line = l.checked_sub(first)?;
-            Some(lines.line_start(line)? + c.checked_sub(1)?)
-        };
-        let (a, b) = (offset(l0, c0)?, offset(l1, c1)? + 1);
-        if b as usize > exp.len() || a >= b {
-            return None;
-        }
-        Some(Diagnostic::error(
-            "runtime-error",
-            futhark_syntax::Span::new(cell, a, b),
-            text.to_string(),
-        ))
+    let Some(rest) = msg.strip_prefix("Error at ") else {
+        return program_error(msg);
     };
-    match located() {
-        Some(d) => CellError::from_diagnostics(ErrorKind::Runtime, vec![d]),
-        None => program_error(msg),
+    let Some((loc, body)) = rest.split_once(":\n") else {
+        return program_error(msg);
+    };
+    let (text, frames) = match body.split_once("\n\nBacktrace:\n") {
+        Some((text, bt)) => (
+            text,
+            bt.lines()
+                // `-> #i LOC`
+                .filter_map(|l| l.splitn(3, ' ').nth(2))
+                .collect::<Vec<_>>(),
+        ),
+        None => (body, Vec::new()),
+    };
+    let span_of = |loc: &str| -> Option<Span> {
+        let (path, (l0, c0), (l1, c1)) = parse_loc(loc)?;
+        if path == CELL_PROGRAM {
+            // The expression is the program's text after its `entry … =` line.
+            let program = program?;
+            let start = program.find(&format!("entry {CELL_ENTRY}"))?;
+            let first = program[..start].matches('\n').count() as u32 + 2;
+            span_in(cell, exp, (l0.checked_sub(first)?, c0), (l1.checked_sub(first)?, c1))
+        } else {
+            let (file, source) = file_of(path)?;
+            span_in(file, &source, (l0.checked_sub(1)?, c0), (l1.checked_sub(1)?, c1))
+        }
+    };
+    let Some(at) = span_of(loc) else {
+        return program_error(msg);
+    };
+    let mut d = Diagnostic::error("runtime-error", at, text.to_string());
+    // As `runtime_error` labels the interpreter's frames.
+    for (i, f) in frames.iter().enumerate().skip(1) {
+        if let Some(s) = span_of(f) {
+            d = d.with_label(s, format!("called from here (#{i})"));
+        }
     }
+    CellError::from_diagnostics(ErrorKind::Runtime, vec![d])
+}
+
+/// `path:L:C-C` or `path:L:C-L:C` as the path and 1-based (line, column) pairs.
+fn parse_loc(loc: &str) -> Option<(&str, (u32, u32), (u32, u32))> {
+    let (head, last) = loc.rsplit_once(':')?;
+    if let Some((c0, c1)) = last.split_once('-') {
+        // `path:L:C-C`
+        let (path, l0) = head.rsplit_once(':')?;
+        let l0: u32 = l0.parse().ok()?;
+        return Some((path, (l0, c0.parse().ok()?), (l0, c1.parse().ok()?)));
+    }
+    // `path:L:C-L:C`
+    let (head, mid) = head.rsplit_once(':')?;
+    let (c0, l1) = mid.split_once('-')?;
+    let (path, l0) = head.rsplit_once(':')?;
+    Some((
+        path,
+        (l0.parse().ok()?, c0.parse().ok()?),
+        (l1.parse().ok()?, last.parse().ok()?),
+    ))
+}
+
+/// The span of 0-based lines and 1-based columns `from` to `to` (inclusive) in `text`.
+fn span_in(file: FileId, text: &str, from: (u32, u32), to: (u32, u32)) -> Option<Span> {
+    let lines = futhark_syntax::LineIndex::new(text);
+    let offset = |(l, c): (u32, u32)| -> Option<u32> {
+        Some(lines.line_start(l)? + c.checked_sub(1)?)
+    };
+    let (a, b) = (offset(from)?, offset(to)? + 1);
+    if b as usize > text.len() || a >= b {
+        return None;
+    }
+    Some(Span::new(file, a, b))
 }
 
 /// A run-time error as a located diagnostic with its backtrace as notes.
@@ -91,5 +132,42 @@ pub(crate) fn split_diagnostics(
         Ok(())
     } else {
         Err(CellError::from_diagnostics(ErrorKind::Type, errors))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn locations_parse_in_both_forms() {
+        assert_eq!(
+            parse_loc("a b.fut:3:4-9"),
+            Some(("a b.fut", (3, 4), (3, 9)))
+        );
+        assert_eq!(
+            parse_loc("[cell program]:3:4-5:2"),
+            Some(("[cell program]", (3, 4), (5, 2)))
+        );
+        assert_eq!(parse_loc("nowhere"), None);
+    }
+
+    #[test]
+    fn a_compiled_error_is_located_with_its_frames() {
+        let program = "open import \"lib\"\nentry futhark_cell =\nmap (\\i -> get xs i) (iota 3)";
+        let exp = "map (\\i -> get xs i) (iota 3)";
+        let lib = "def get (xs: []i32) (i: i64) = xs[i]\n";
+        let msg = format!(
+            "Error at lib.fut:1:32-36:\nIndex [2] out of bounds.\n\nBacktrace:\n-> #0 {CELL_PROGRAM}:3:12-19\n-> #1 {CELL_PROGRAM}:3:1-29"
+        );
+        let file_of =
+            |p: &str| (p == "lib.fut").then(|| (FileId(7), lib.to_string()));
+        let e = compiled_error(msg, Some(program), FileId(9), exp, &file_of);
+        let d = &e.diagnostics[0];
+        assert_eq!(d.message, "Index [2] out of bounds.");
+        assert_eq!(d.span, Span::new(FileId(7), 31, 36));
+        // Frame #0 is the failing call itself, as the interpreter's errors leave it out.
+        assert_eq!(d.labels.len(), 1, "{d:?}");
+        assert_eq!(d.labels[0].span, Span::new(FileId(9), 0, 29));
     }
 }

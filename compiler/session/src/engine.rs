@@ -711,7 +711,11 @@ impl Session {
                     ran.device = self.placement.device;
                     ran.location = self.location();
                     let program = self.last_program.clone().and_then(Result::ok);
-                    return Err(compiled_error(msg, program.as_deref(), id, text));
+                    let file_of = |path: &str| {
+                        let f = futhark_db::Db::load_file(&self.db, std::path::Path::new(path))?;
+                        Some((f.id(&self.db), f.text(&self.db).to_string()))
+                    };
+                    return Err(compiled_error(msg, program.as_deref(), id, text, &file_of));
                 }
                 Err(RunError::Cannot(why)) => {
                     if self.options.backend != BackendChoice::Auto {

@@ -1,6 +1,6 @@
 //! Runs one program on the reference interpreter and, compiled to kernels, on the CPU
-//! executor, and checks that both give the same values or the same run-time error (message
-//! and location, as each prints it, without the interpreter's backtrace).
+//! executor, and checks that both give the same values or the same run-time error (message,
+//! location and backtrace, as each prints it).
 
 use futhark_db::{Database, Db, IrStage};
 use futhark_exec::{CpuBackend, Executor};
@@ -38,10 +38,7 @@ pub fn run_both(name: &str, src: &str, entry: &str, args: &str) -> (Outcome, Out
     let interp = futhark_interp::Interpreter::new(checked.program).expect("interpreter");
     let interpreted = match interp.call_entry(entry, argv) {
         Ok(v) => Outcome::Values(v),
-        Err(mut e) => {
-            e.backtrace.clear();
-            Outcome::Error(e.render(&|s| map.describe(s)))
-        }
+        Err(e) => Outcome::Error(e.render(&|s| map.describe(s))),
     };
     let _ = std::fs::remove_dir_all(&dir);
     (compiled, interpreted)
