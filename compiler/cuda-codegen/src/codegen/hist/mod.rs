@@ -254,9 +254,9 @@ fn update_fn<'a>(
         let res = em.body(s, body, ind);
         let _ = writeln!(s, "{pad}{{");
         let _ = writeln!(s, "{pad}  const i64 fut_b = {};", res[0]);
-        let _ = writeln!(s, "{pad}  {name}_acc fut_v;");
+        let _ = writeln!(s, "{pad}  {name}_acc fut_hv;");
         for (i, (r, t)) in res[1..].iter().zip(tys).enumerate() {
-            let _ = writeln!(s, "{pad}  fut_v.c{i} = ({}){r};", reg_ty(*t));
+            let _ = writeln!(s, "{pad}  fut_hv.c{i} = ({}){r};", reg_ty(*t));
         }
         let _ = writeln!(
             s,
@@ -264,7 +264,7 @@ fn update_fn<'a>(
         );
         let _ = writeln!(
             s,
-            "{pad}  if (fut_am == 0xffffffffu && __all_sync(fut_am, fut_b == fut_b0)) {{\n{pad}    fut_v = {name}_warp_reduce(fut_v);\n{pad}    if ((threadIdx.x & 31) == 0) {{ {guard}{call}fut_v); }}\n{pad}  }} else {{ {guard}{call}fut_v); }}"
+            "{pad}  if (fut_am == 0xffffffffu && __all_sync(fut_am, fut_b == fut_b0)) {{\n{pad}    fut_hv = {name}_warp_reduce(fut_hv);\n{pad}    if ((threadIdx.x & 31) == 0) {{ {guard}{call}fut_hv); }}\n{pad}  }} else {{ {guard}{call}fut_hv); }}"
         );
         let _ = writeln!(s, "{pad}}}");
     }
