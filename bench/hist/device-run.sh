@@ -2,8 +2,8 @@
 # Issue 24's histogram benchmark on a GPU machine, run from the repository root with the
 # bundle of `BUNDLE=cli bench/safety/bundle.sh` in .gpu/ (carry `.gpu`). Writes
 # hist-checks.txt (prims_bench --only hist), hist.md, hist.json and hist-log.txt to
-# $OUT. HIST_ONLY=SUBSTRING limits the datasets, HIST_LOG_N the size (default 28), HIST_RUNS the timed runs, HIST_DEADLINE_S when no
-# further dataset is started; FUTHARK_HIST_* options reach futhark-rs.
+# $OUT. HIST_ONLY=SUBSTRING limits the datasets, HIST_LOG_N the size (default 28),
+# HIST_RUNS the timed runs, HIST_DEADLINE_S when no further dataset is started; FUTHARK_HIST_* options reach futhark-rs.
 set -uo pipefail
 bin=.gpu/bin
 for z in "$bin"/*.gz; do [[ -e $z ]] && gunzip -f "$z"; done
