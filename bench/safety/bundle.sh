@@ -7,6 +7,17 @@ repo="$(cd "$(dirname "$0")/../.." && pwd)"
 cd "$repo"
 target="${CARGO_TARGET_DIR:-$repo/target}"
 gpu="$repo/.gpu"
+# BUNDLE=cli: futhark-rs and prims_bench alone (what bench/hist/device-run.sh needs).
+if [[ "${BUNDLE:-}" == cli ]]; then
+  cargo build --release -p futhark-rs
+  cargo build --release -p futhark-cuda --example prims_bench
+  rm -rf "$gpu/bin"; mkdir -p "$gpu/bin"
+  cp "$target/release/futhark-rs" "$target/release/examples/prims_bench" "$gpu/bin/"
+  strip "$gpu"/bin/*
+  gzip -9f "$gpu"/bin/*
+  du -sh "$gpu"
+  exit 0
+fi
 cargo build --release -p futhark-rs -p futhark-repl -p futhark-jupyter
 rm -rf "$gpu/bin"; mkdir -p "$gpu/bin"
 cp "$target/release/futhark-rs" "$target/release/futhark-repl" "$target/release/futhark-jupyter" "$gpu/bin/"

@@ -250,6 +250,70 @@ pub fn hist(name: &str, op: Lambda, neutral: PrimValue) -> KernelProgram {
     }
 }
 
+/// `reduce_by_index` of tuples: `i32` indices, one value array `vs{c}` and destination
+/// `hist{c}` per component of `neutral`; the second component's value is the element's
+/// index when `with_index` (an argmax's position), else read from `vs1`.
+pub fn hist_tuple(
+    name: &str,
+    op: Lambda,
+    neutral: Vec<PrimValue>,
+    with_index: bool,
+) -> KernelProgram {
+    let mut arrays = vec![arr("is", PrimType::I32, &[n()])];
+    let mut results = vec![Exp::conv(PrimType::I64, at("is"))];
+    for (c, v) in neutral.iter().enumerate() {
+        if with_index && c == 1 {
+            results.push(Exp::conv(v.ty(), Exp::var("i")));
+        } else {
+            arrays.push(arr(&format!("vs{c}"), v.ty(), &[n()]));
+            results.push(Exp::Read(format!("vs{c}"), Box::new(Exp::var("i"))));
+        }
+    }
+    let dests: Vec<String> = (0..neutral.len()).map(|c| format!("hist{c}")).collect();
+    for (d, v) in dests.iter().zip(&neutral) {
+        arrays.push(arr(d, v.ty(), &[Size::param("h")]));
+    }
+    KernelProgram {
+        sizes: vec!["n".into(), "h".into()],
+        arrays,
+        kernels: vec![Kernel {
+            name: name.into(),
+            op: SegOp::Hist(SegHist {
+                space: SegSpace::flat("i", n()),
+                body: Body::results(results),
+                op,
+                neutral,
+                num_buckets: Size::param("h"),
+                dests,
+            }),
+        }],
+    }
+}
+
+/// Component-wise sums of (f64, i32, i32) triples: a bucket too wide for one word.
+pub fn triple_sum() -> (Lambda, Vec<PrimValue>) {
+    let tys = [PrimType::F64, PrimType::I32, PrimType::I32];
+    let params = (0..6)
+        .map(|i| (format!("p{i}"), tys[i % 3]))
+        .collect::<Vec<_>>();
+    let results = (0..3)
+        .map(|i| {
+            Exp::bin(
+                BinOp::Add,
+                Exp::var(&format!("p{i}")),
+                Exp::var(&format!("p{}", i + 3)),
+            )
+        })
+        .collect();
+    (
+        Lambda {
+            params,
+            body: Body::results(results),
+        },
+        vec![PrimValue::F64(0.0), PrimValue::I32(0), PrimValue::I32(0)],
+    )
+}
+
 /// `scatter dest is vs` with `i32` indices into a destination of `m` elements.
 pub fn scatter(name: &str, t: PrimType) -> KernelProgram {
     KernelProgram {

@@ -62,6 +62,18 @@ fn hist_max_u8_cas() {
 }
 
 #[test]
+fn hist_argmax_packed() {
+    let (op, ne) = samples::argmax();
+    insta::assert_snapshot!(cuda(samples::hist_tuple("hargmax", op, ne, true)));
+}
+
+#[test]
+fn hist_triple_locked() {
+    let (op, ne) = samples::triple_sum();
+    insta::assert_snapshot!(cuda(samples::hist_tuple("htriple", op, ne, false)));
+}
+
+#[test]
 fn scatter_f16() {
     insta::assert_snapshot!(cuda(samples::scatter("scatter", PrimType::F16)));
 }

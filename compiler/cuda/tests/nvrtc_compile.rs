@@ -135,6 +135,21 @@ fn all_modules() -> Vec<Module> {
             )));
         }
     }
+    // Tuple histograms: packed 64-bit CAS (argmax) and per-bucket locks (a triple).
+    let (am, am_ne) = samples::argmax();
+    tuples.extend(generate(samples::hist_tuple(
+        "hist_argmax",
+        am,
+        am_ne,
+        true,
+    )));
+    let (tri, tri_ne) = samples::triple_sum();
+    tuples.extend(generate(samples::hist_tuple(
+        "hist_triple",
+        tri,
+        tri_ne,
+        false,
+    )));
     tuples.extend(generate(samples::saxpy("saxpy")));
     modules.push(Module {
         name: "tuples".into(),

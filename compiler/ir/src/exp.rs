@@ -662,8 +662,11 @@ impl Lambda {
 
     /// If the lambda is exactly `\(x, y) -> x OP y` (or `y OP x` for a commutative OP), the
     /// operator and its type: the code generator uses native atomics and shuffles for these.
+    ///
+    /// Lowering binds every application to a name (`\(x, y) -> let b = x + y in b`), so
+    /// the body's `let`s are substituted into its result first ([`Lambda::inlined_results`]).
     pub fn as_binop(&self) -> Option<(BinOp, PrimType)> {
-        if self.params.len() != 2 || !self.body.stms.is_empty() || self.body.results.len() != 1 {
+        if self.params.len() != 2 || self.body.results.len() != 1 {
             return None;
         }
         let (x, tx) = &self.params[0];
@@ -671,7 +674,8 @@ impl Lambda {
         if tx != ty {
             return None;
         }
-        match &self.body.results[0] {
+        let results = self.inlined_results()?;
+        match &results[0] {
             Exp::Bin(op, a, b) => match (a.as_ref(), b.as_ref()) {
                 (Exp::Var(a), Exp::Var(b)) if a == x && b == y => Some((*op, *tx)),
                 (Exp::Var(a), Exp::Var(b)) if a == y && b == x && op.is_commutative() => {
@@ -681,5 +685,51 @@ impl Lambda {
             },
             _ => None,
         }
+    }
+
+    /// The body's results with its statements substituted in, when the body holds only a
+    /// few immutable `let`s (no effects, no control flow): what the operator computes as one
+    /// expression per result. `None` for any other body.
+    pub fn inlined_results(&self) -> Option<Vec<Exp>> {
+        // A bound on the statements keeps the substituted expressions small.
+        if self.body.stms.len() > 8 {
+            return None;
+        }
+        let mut bound: Vec<(Name, Exp)> = Vec::new();
+        for s in &self.body.stms {
+            let Stm::Let { name, exp, .. } = s else {
+                return None;
+            };
+            let e = substitute(exp, &bound);
+            bound.push((name.clone(), e));
+        }
+        Some(
+            self.body
+                .results
+                .iter()
+                .map(|r| substitute(r, &bound))
+                .collect(),
+        )
+    }
+}
+
+/// `e` with every variable bound in `bound` replaced by its expression (later bindings
+/// shadow earlier ones of the same name).
+fn substitute(e: &Exp, bound: &[(Name, Exp)]) -> Exp {
+    let sub = |a: &Exp| Box::new(substitute(a, bound));
+    match e {
+        Exp::Var(v) => bound
+            .iter()
+            .rev()
+            .find(|(n, _)| n == v)
+            .map_or_else(|| e.clone(), |(_, x)| x.clone()),
+        Exp::Const(_) => e.clone(),
+        Exp::Bin(op, a, b) => Exp::Bin(*op, sub(a), sub(b)),
+        Exp::Cmp(op, a, b) => Exp::Cmp(*op, sub(a), sub(b)),
+        Exp::Un(op, a) => Exp::Un(*op, sub(a)),
+        Exp::Conv(t, a) => Exp::Conv(*t, sub(a)),
+        Exp::Math(f, args) => Exp::Math(*f, args.iter().map(|a| substitute(a, bound)).collect()),
+        Exp::Select(c, t, f) => Exp::Select(sub(c), sub(t), sub(f)),
+        Exp::Read(arr, i) => Exp::Read(arr.clone(), sub(i)),
     }
 }

@@ -164,3 +164,56 @@ fn detects_simple_binops() {
     };
     assert_eq!(swapped.as_binop(), None);
 }
+
+#[test]
+fn sees_binops_through_lets() {
+    // As lowering writes `(+)` and `i32.max`.
+    let let_bound = |op: BinOp, ty: PrimType, a: &str, b: &str| Lambda {
+        params: vec![("x".into(), ty), ("y".into(), ty)],
+        body: Body::new(
+            vec![Stm::let_("r", ty, Exp::bin(op, Exp::var(a), Exp::var(b)))],
+            vec![Exp::var("r")],
+        ),
+    };
+    assert_eq!(
+        let_bound(BinOp::Add, PrimType::F32, "x", "y").as_binop(),
+        Some((BinOp::Add, PrimType::F32))
+    );
+    assert_eq!(
+        let_bound(BinOp::Max, PrimType::I32, "y", "x").as_binop(),
+        Some((BinOp::Max, PrimType::I32))
+    );
+    assert_eq!(
+        let_bound(BinOp::Sub, PrimType::I32, "y", "x").as_binop(),
+        None
+    );
+    // A chain of lets that renames the operands.
+    let chained = Lambda {
+        params: vec![("x".into(), PrimType::I64), ("y".into(), PrimType::I64)],
+        body: Body::new(
+            vec![
+                Stm::let_("a", PrimType::I64, Exp::var("x")),
+                Stm::let_(
+                    "r",
+                    PrimType::I64,
+                    Exp::bin(BinOp::Min, Exp::var("a"), Exp::var("y")),
+                ),
+            ],
+            vec![Exp::var("r")],
+        ),
+    };
+    assert_eq!(chained.as_binop(), Some((BinOp::Min, PrimType::I64)));
+    // Anything but lets (a loop, an `if`) is not an operator.
+    let with_if = Lambda {
+        params: chained.params.clone(),
+        body: Body::new(
+            vec![Stm::If {
+                cond: Exp::Const(PrimValue::Bool(true)),
+                then_branch: vec![],
+                else_branch: vec![],
+            }],
+            vec![Exp::bin(BinOp::Add, Exp::var("x"), Exp::var("y"))],
+        ),
+    };
+    assert_eq!(with_if.as_binop(), None);
+}

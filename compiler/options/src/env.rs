@@ -59,6 +59,19 @@ pub(crate) fn from_vars(var: impl Fn(&str) -> Option<String>) -> (Options, Optio
         .filter(|p| p.is_absolute())
         .or_else(|| var("HOME").map(|h| PathBuf::from(h).join(".cache")))
         .map(|base| base.join("futhark-rs").join("kernels"));
+    let num = |name: &str| var(name).and_then(|v| v.trim().parse::<usize>().ok());
+    if let Some(b) = num("FUTHARK_HIST_BLOCK").filter(|b| (32..=1024).contains(b)) {
+        cuda.hist.block = b as u32;
+    }
+    cuda.hist.shared_bytes = num("FUTHARK_HIST_SHARED").filter(|&b| b > 0);
+    if let Some(p) = num("FUTHARK_HIST_PASSES").filter(|&p| p > 0) {
+        cuda.hist.max_passes = p.min(u32::MAX as usize) as u32;
+    }
+    cuda.hist.shared = match var("FUTHARK_HIST_MEMORY").as_deref() {
+        Some("shared") => Some(true),
+        Some("global") => Some(false),
+        _ => None,
+    };
     o.face.no_gpu = var("FUTHARK_NO_GPU").is_some();
     o.face.lsp_run_timeout_ms =
         var("FUTHARK_LSP_RUN_TIMEOUT_MS").and_then(|v| v.trim().parse().ok());
@@ -105,6 +118,10 @@ mod tests {
             ("FUTHARK_PEER_ORDER", "both"),
             ("FUTHARK_NO_GPU", ""),
             ("FUTHARK_LSP_RUN_TIMEOUT_MS", "1500"),
+            ("FUTHARK_HIST_BLOCK", "256"),
+            ("FUTHARK_HIST_SHARED", "49152"),
+            ("FUTHARK_HIST_PASSES", "8"),
+            ("FUTHARK_HIST_MEMORY", "global"),
         ]);
         assert_eq!(err, None);
         assert_eq!(o.exec.gpus, Some(2));
@@ -115,6 +132,9 @@ mod tests {
         assert_eq!(o.exec.cuda.nvrtc_threads, Some(3));
         assert!(o.exec.two_way_peer_copies && o.face.no_gpu);
         assert_eq!(o.face.lsp_run_timeout_ms, Some(1500));
+        let hist = &o.exec.cuda.hist;
+        assert_eq!((hist.block, hist.shared_bytes), (256, Some(49152)));
+        assert_eq!((hist.max_passes, hist.shared), (8, Some(false)));
     }
 
     #[test]
@@ -123,6 +143,9 @@ mod tests {
             ("FUTHARK_GPUS", "zero"),
             ("FUTHARK_SPLIT", "sometimes"),
             ("FUTHARK_NVRTC_THREADS", "0"),
+            ("FUTHARK_HIST_BLOCK", "4096"),
+            ("FUTHARK_HIST_PASSES", "none"),
+            ("FUTHARK_HIST_MEMORY", "texture"),
         ]);
         assert_eq!(err, Some(EnvError::Gpus("zero".to_string())));
         assert_eq!(o.exec.gpus, None);

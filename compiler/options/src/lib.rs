@@ -13,5 +13,6 @@ mod types;
 
 pub use env::{EnvError, from_env};
 pub use types::{
-    CompileOptions, CudaOptions, ExecOptions, FaceOptions, Options, Safety, SplitPolicy,
+    CompileOptions, CudaOptions, ExecOptions, FaceOptions, HistOptions, Options, Safety,
+    SplitPolicy,
 };

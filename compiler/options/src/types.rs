@@ -83,6 +83,36 @@ pub struct CudaOptions {
     /// Where compiled kernels are kept between runs (`$XDG_CACHE_HOME/futhark-rs/kernels`,
     /// else `~/.cache/futhark-rs/kernels`; `None`: no disk cache).
     pub kernel_cache: Option<PathBuf>,
+    /// How histograms are launched (`FUTHARK_HIST_*`).
+    pub hist: HistOptions,
+}
+
+/// Overrides of the histogram launch planner (`futhark_cuda::codegen::hist::plan`); the
+/// defaults let it choose from the device.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct HistOptions {
+    /// Threads per block of the shared-memory entry (`FUTHARK_HIST_BLOCK`, 32..=1024).
+    pub block: u32,
+    /// Most shared memory per block for subhistograms (`FUTHARK_HIST_SHARED`, bytes;
+    /// `None`: what the device allows).
+    pub shared_bytes: Option<usize>,
+    /// Most passes over the input (chunks of buckets) before global memory is used
+    /// (`FUTHARK_HIST_PASSES`).
+    pub max_passes: u32,
+    /// `Some(true)`: always shared memory, `Some(false)`: always global
+    /// (`FUTHARK_HIST_MEMORY=shared|global`).
+    pub shared: Option<bool>,
+}
+
+impl Default for HistOptions {
+    fn default() -> Self {
+        HistOptions {
+            block: 1024,
+            shared_bytes: None,
+            max_passes: 4,
+            shared: None,
+        }
+    }
 }
 
 impl Default for CudaOptions {
@@ -94,6 +124,7 @@ impl Default for CudaOptions {
             trace: None,
             nvrtc_threads: None,
             kernel_cache: None,
+            hist: HistOptions::default(),
         }
     }
 }

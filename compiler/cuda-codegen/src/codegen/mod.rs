@@ -13,7 +13,7 @@
 //! | `Scatter` | 1 | grid-stride loop, bounds-checked writes |
 //! | `SegRed` | block, warp, thread | per-thread accumulation, warp shuffles, block tree; several blocks per segment finish with a last-block reduction of their partials (in order) |
 //! | `SegScan` | look-back (+ thread) | single-pass decoupled look-back over tiles; segments as flags in the operator |
-//! | `SegHist` | shared, global | shared-memory subhistograms merged with global atomics, or global atomics when the histogram does not fit |
+//! | `SegHist` | shared, global (+ pack, unpack) | shared-memory subhistograms (in passes over chunks of buckets when large) merged with global updates, or global updates; native atomics, CAS loops (packed pairs) or locks per operator |
 
 pub mod emit;
 pub mod hist;
@@ -103,17 +103,24 @@ pub struct ScanPlan {
     pub packed: bool,
 }
 
-/// How the runtime launches a histogram.
+/// How the runtime launches a histogram (see `hist::plan` for the choice of entry).
 #[derive(Clone, Debug, PartialEq)]
 pub struct HistPlan {
-    /// Subhistograms in shared memory, merged into the destination with global atomics.
+    /// Subhistograms of a chunk of buckets in shared memory, merged into the destination;
+    /// takes `(lo, hc, nsub, words, locks)` after the sizes.
     pub shared_entry: String,
-    /// Global-memory atomics straight into the destination.
+    /// Updates straight into the destination; takes `(words, locks)`.
     pub global_entry: String,
+    /// Packed buckets: the entries copying the destinations into a scratch array of one
+    /// 64-bit word per bucket (which the other entries update) and back.
+    pub pack_entries: Option<(String, String)>,
+    /// Buckets updated under a lock each: a zeroed `u32` per bucket of scratch.
+    pub locks: bool,
     pub elements: Vec<Size>,
     pub buckets: Size,
-    /// Bytes of one shared-memory bucket.
-    pub slot_size: usize,
+    /// Bytes per bucket of each shared-memory array (`hist::plan::shared_bytes`).
+    pub shared_arrays: Vec<usize>,
+    /// Most threads per block of the shared entry.
     pub block_size: u32,
     /// How buckets are updated (`native atomicAdd`, `CAS loop`, ...), for reports and tests.
     pub update: String,
@@ -145,7 +152,13 @@ impl LaunchPlan {
                 v.extend(s.warp_entry.as_deref());
                 v
             }
-            LaunchPlan::Hist(h) => vec![&h.shared_entry, &h.global_entry],
+            LaunchPlan::Hist(h) => {
+                let mut v = vec![h.shared_entry.as_str(), h.global_entry.as_str()];
+                if let Some((p, u)) = &h.pack_entries {
+                    v.extend([p.as_str(), u.as_str()]);
+                }
+                v
+            }
         }
     }
 }

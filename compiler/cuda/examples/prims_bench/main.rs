@@ -9,6 +9,7 @@
 //! Options (before or after the folder):
 //! - `--only scan`: only the scan checks, the copy baselines, the scan sweep (every preset
 //!   and the reduce-then-scan kernels) and the traces;
+//! - `--only hist`: only the histogram checks (every update kind), no benchmark;
 //! - `--trace A,B,..` / `--trace none`: scan variants to run once more with
 //!   `ScanConfig::trace` and summarise (default: [`DEFAULT_TRACES`]); `PRIMS_TRACE_DUMP=1`
 //!   also writes each raw trace to `trace-<variant>.u64` in the folder;
@@ -109,6 +110,7 @@ pub const DEFAULT_TRACES: &str = "base,base-nolookback,cub-w1-staged,near-early-
 #[derive(Default)]
 struct Opts {
     only_scan: bool,
+    only_hist: bool,
     traces: Vec<String>,
 }
 
@@ -750,6 +752,7 @@ fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().collect();
     let mut opts = Opts {
         only_scan: false,
+        only_hist: false,
         traces: DEFAULT_TRACES.split(',').map(String::from).collect(),
     };
     let mut out_dir = std::path::PathBuf::from(".");
@@ -764,8 +767,9 @@ fn main() -> ExitCode {
                 i += 1;
                 match args.get(i).map(|s| s.as_str()) {
                     Some("scan") => opts.only_scan = true,
+                    Some("hist") => opts.only_hist = true,
                     other => {
-                        eprintln!("prims_bench: --only takes `scan`, not {other:?}");
+                        eprintln!("prims_bench: --only takes `scan` or `hist`, not {other:?}");
                         return ExitCode::from(2);
                     }
                 }
@@ -811,7 +815,11 @@ fn main() -> ExitCode {
     );
     println!("correctness checks:");
     let t0 = std::time::Instant::now();
-    let results = checks(&mut gpu, opts.only_scan);
+    let results = if opts.only_hist {
+        checks::hist_only(&mut gpu)
+    } else {
+        checks(&mut gpu, opts.only_scan)
+    };
     let failed = results.iter().filter(|r| r.1.is_err()).count();
     println!(
         "checks: {} passed, {} failed ({:.1} s)",
@@ -819,6 +827,9 @@ fn main() -> ExitCode {
         failed,
         t0.elapsed().as_secs_f64()
     );
+    if opts.only_hist {
+        return ExitCode::from(if failed == 0 { 0 } else { 1 });
+    }
     let (rows, notes, trace_json) = match bench(&mut gpu, log2n, reps, &opts, &out_dir) {
         Ok(r) => r,
         Err(e) => {

@@ -24,6 +24,8 @@ pub struct DeviceInfo {
     /// Largest dynamic shared memory one block may ask for (after opting in).
     pub max_shared_per_block: usize,
     pub shared_per_multiprocessor: usize,
+    /// Resident threads per multiprocessor.
+    pub threads_per_multiprocessor: u32,
     pub l2_bytes: usize,
     pub total_memory: usize,
 }
@@ -96,6 +98,8 @@ pub fn device_info(ordinal: usize) -> Result<DeviceInfo> {
         shared_per_multiprocessor: attr(
             A::CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_MULTIPROCESSOR,
         )? as usize,
+        threads_per_multiprocessor: attr(A::CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_MULTIPROCESSOR)?
+            as u32,
         l2_bytes: attr(A::CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE)? as usize,
         // SAFETY: `dev` is a valid device handle.
         total_memory: unsafe { result::device::total_mem(dev) }

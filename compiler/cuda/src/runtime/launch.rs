@@ -20,6 +20,8 @@ use super::timing::KernelStats;
 use crate::codegen::scan::warp_slot;
 use crate::codegen::{GeneratedKernel, LaunchPlan, WARP_SCAN_MAX};
 
+mod hist;
+
 /// A generated kernel loaded on a GPU.
 pub struct LoadedKernel {
     /// Shared, so a launch can hold it while it borrows the GPU mutably without copying the
@@ -704,43 +706,7 @@ impl Gpu {
                     extra,
                 }]
             }
-            LaunchPlan::Hist(h) => {
-                let n = prod(&h.elements);
-                let buckets = eval(&h.buckets).max(0) as usize;
-                if n == 0 || buckets == 0 {
-                    return Ok(vec![]);
-                }
-                let bytes = buckets * h.slot_size;
-                if bytes <= self.info.max_shared_per_block {
-                    // Several subhistograms per block while they fit in the default 48 KiB
-                    // (more blocks stay resident); one when the histogram needs more.
-                    let nsub = (DEFAULT_SHARED / bytes).clamp(1, (h.block_size / 32) as usize);
-                    let shared = nsub * bytes;
-                    let resident =
-                        sms * self.occupancy(name, &h.shared_entry, h.block_size, shared)?;
-                    let grid = (n as u64)
-                        .div_ceil(h.block_size as u64 * 4)
-                        .min(resident as u64)
-                        .max(1);
-                    vec![Launch {
-                        entry: h.shared_entry.clone(),
-                        grid: grid as u32,
-                        block: h.block_size,
-                        shared,
-                        extra: vec![nsub as u64],
-                    }]
-                } else {
-                    let block = self.suggested_block(name, &h.global_entry)?;
-                    let resident = sms * self.occupancy(name, &h.global_entry, block, 0)?;
-                    vec![Launch {
-                        entry: h.global_entry.clone(),
-                        grid: (n as u64).div_ceil(block as u64).min(resident as u64) as u32,
-                        block,
-                        shared: 0,
-                        extra: vec![],
-                    }]
-                }
-            }
+            LaunchPlan::Hist(h) => self.hist_launches(name, h, prod(&h.elements), eval, scratch)?,
         })
     }
 }

@@ -649,9 +649,6 @@ impl<'a> Extractor<'a> {
                 nes,
                 ..
             } if k == 0 && *rank == 1 => {
-                if dests.len() != 1 {
-                    return Err("a histogram of tuples".into());
-                }
                 let op = t.operator(op)?;
                 let neutral = neutral(nes)?;
                 let num_buckets = match dests.first().and_then(|d| self.types.get(d)) {

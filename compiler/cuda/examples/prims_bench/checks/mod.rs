@@ -1,6 +1,7 @@
 //! The GPU correctness checks of the primitives benchmark: each kernel family run on the
 //! device and compared with a CPU computation.
 
+mod hist;
 mod variants;
 
 use std::collections::HashMap;
@@ -9,6 +10,7 @@ use futhark_cuda::runtime::launch::Element;
 use futhark_cuda::runtime::{DeviceBuffer, Gpu};
 use futhark_cuda::{GeneratedKernel, generate_program, samples};
 use futhark_ir::{BinOp, Body, Exp, KernelProgram, Lambda, PrimType, PrimValue, Size, Stm};
+use hist::hist_checks;
 use variants::{rts_checks, scan_variant_checks};
 
 struct Rng(u64);
@@ -193,6 +195,25 @@ fn affine(a: (i32, i32), b: (i32, i32)) -> (i32, i32) {
         a.0.wrapping_mul(b.0),
         a.1.wrapping_mul(b.0).wrapping_add(b.1),
     )
+}
+
+/// The histogram checks alone (`prims_bench --only hist`).
+pub fn hist_only(gpu: &mut Gpu) -> Vec<(String, Result<(), String>)> {
+    let mut res = Vec::new();
+    let mut rng = Rng(0x1234_5678_9abc_def1);
+    let mut record = |name: String, r: Result<(), String>| {
+        println!(
+            "  {:<48} {}",
+            name,
+            match &r {
+                Ok(()) => "ok".to_string(),
+                Err(e) => format!("FAILED: {e}"),
+            }
+        );
+        res.push((name, r));
+    };
+    hist_checks(gpu, &mut rng, &mut record);
+    res
 }
 
 /// Every correctness check: (name, result). With `only_scan`, the scan variants' and the
@@ -742,6 +763,7 @@ pub fn checks(gpu: &mut Gpu, only_scan: bool) -> Vec<(String, Result<(), String>
         });
         record(format!("hist min i64 H={h}"), r);
     }
+    hist_checks(gpu, &mut rng, &mut record);
     // scatter: a permutation into a larger array, plus out-of-range indices
     {
         let m = 1_100_000usize;
