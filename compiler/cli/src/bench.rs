@@ -219,16 +219,16 @@ fn time_dataset(
         .call(entry, inputs.to_vec())
         .map_err(|e| e.message)?;
     let budget = Duration::from_secs_f64(args.budget.max(0.0));
-    let mut runtimes = Vec::new();
-    let mut spent = Duration::ZERO;
-    while runtimes.len() < args.runs.max(1) && (runtimes.is_empty() || spent < budget) {
-        // Copying the arguments is not part of the measured time.
-        let args = inputs.to_vec();
-        let took = program.time_call(entry, args).map_err(|e| e.message)?;
-        spent += took;
-        runtimes.push(took.as_micros().try_into().unwrap_or(u64::MAX));
-    }
-    Ok(runtimes)
+    let runs = args.runs.max(1);
+    let times = program
+        .time_calls(entry, inputs, &mut |times| {
+            times.len() < runs && times.iter().sum::<Duration>() < budget
+        })
+        .map_err(|e| e.message)?;
+    Ok(times
+        .iter()
+        .map(|t| t.as_micros().try_into().unwrap_or(u64::MAX))
+        .collect())
 }
 
 /// `mean µs (±half-width of the 95% CI), median, runs`.

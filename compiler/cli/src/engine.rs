@@ -108,6 +108,22 @@ pub trait Program {
         self.call(entry, args)?;
         Ok(start.elapsed())
     }
+
+    /// Times calls of `entry` while `more` (given the times so far) says so, at least one.
+    fn time_calls(
+        &mut self,
+        entry: &str,
+        args: &[Value],
+        more: &mut dyn FnMut(&[Duration]) -> bool,
+    ) -> Result<Vec<Duration>, RunError> {
+        let mut times = Vec::new();
+        loop {
+            times.push(self.time_call(entry, args.to_vec())?);
+            if !more(&times) {
+                return Ok(times);
+            }
+        }
+    }
 }
 
 /// Where a compiled program runs.
@@ -220,6 +236,17 @@ impl<B: futhark_exec::Backend> Program for CompiledProgram<B> {
     fn time_call(&mut self, entry: &str, args: Vec<Value>) -> Result<Duration, RunError> {
         self.exec
             .time_entry(entry, args)
+            .map_err(|e| RunError::new(e.to_string()))
+    }
+
+    fn time_calls(
+        &mut self,
+        entry: &str,
+        args: &[Value],
+        more: &mut dyn FnMut(&[Duration]) -> bool,
+    ) -> Result<Vec<Duration>, RunError> {
+        self.exec
+            .time_entry_runs(entry, args, more)
             .map_err(|e| RunError::new(e.to_string()))
     }
 }
