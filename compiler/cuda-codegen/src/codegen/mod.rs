@@ -122,6 +122,9 @@ pub struct HistPlan {
     pub shared_arrays: Vec<usize>,
     /// Most threads per block of the shared entry.
     pub block_size: u32,
+    /// Shared-memory buckets are updated by native atomics (not a compare-and-swap loop or
+    /// a lock).
+    pub native: bool,
     /// How buckets are updated (`native atomicAdd`, `CAS loop`, ...), for reports and tests.
     pub update: String,
 }

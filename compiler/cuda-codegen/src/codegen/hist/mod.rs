@@ -232,6 +232,7 @@ pub fn gen_hist(
             buckets: hist.num_buckets.clone(),
             shared_arrays: update::shared_arrays(&tys),
             block_size: HIST_BLOCK,
+            native: update::shared_native(&tys, binop),
             update: format!("shared: {shared_desc}; global: {global_desc}"),
         }),
     ))

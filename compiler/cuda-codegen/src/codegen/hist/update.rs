@@ -125,6 +125,13 @@ fn float_trick(op: BinOp, t: PrimType) -> bool {
     matches!(op, BinOp::Min | BinOp::Max) && matches!(t, PrimType::F32 | PrimType::F64)
 }
 
+/// Whether shared-memory buckets of `tys` with operator `binop` are updated by native
+/// atomics (no compare-and-swap loop, no lock).
+pub fn shared_native(tys: &[PrimType], binop: Option<BinOp>) -> bool {
+    kind(tys) == Kind::Single
+        && binop.is_some_and(|op| native_shared(op, tys[0]).is_some() || float_trick(op, tys[0]))
+}
+
 /// The update a bucket of `tys` with operator `binop` (when the operator is one) gets, in
 /// shared and in global memory, as short descriptions for plans, reports and tests.
 pub fn describe(tys: &[PrimType], binop: Option<BinOp>) -> (String, String) {
