@@ -4,6 +4,7 @@
 //! and the entry point's definition. Each case runs on both and compares the whole text.
 
 #[path = "support/agree.rs"]
+#[allow(dead_code)] // the value and error helpers are other tests' own
 mod agree;
 use agree::{Outcome, agree};
 

@@ -18,7 +18,7 @@ pub fn called_from(loc: &str, site: &str) -> String {
     }
     // Deep recursion would grow the text without bound; the frames past the interpreter's
     // limit are never shown.
-    if loc.matches('\n').count() >= MAX_FRAMES + 1 {
+    if loc.matches('\n').count() > MAX_FRAMES {
         return loc.to_string();
     }
     format!("{loc}\n{site}")
@@ -60,7 +60,10 @@ mod tests {
             render_error("boom", &inner),
             "Error at a.fut:1:2-3:\nboom\n\nBacktrace:\n-> #0 a.fut:4:5-6\n-> #1 a.fut:9:1-20"
         );
-        assert_eq!(render_error("boom", "a.fut:1:2-3"), "Error at a.fut:1:2-3:\nboom");
+        assert_eq!(
+            render_error("boom", "a.fut:1:2-3"),
+            "Error at a.fut:1:2-3:\nboom"
+        );
     }
 
     #[test]

@@ -54,10 +54,20 @@ pub(crate) fn compiled_error(
             let program = program?;
             let start = program.find(&format!("entry {CELL_ENTRY}"))?;
             let first = program[..start].matches('\n').count() as u32 + 2;
-            span_in(cell, exp, (l0.checked_sub(first)?, c0), (l1.checked_sub(first)?, c1))
+            span_in(
+                cell,
+                exp,
+                (l0.checked_sub(first)?, c0),
+                (l1.checked_sub(first)?, c1),
+            )
         } else {
             let (file, source) = file_of(path)?;
-            span_in(file, &source, (l0.checked_sub(1)?, c0), (l1.checked_sub(1)?, c1))
+            span_in(
+                file,
+                &source,
+                (l0.checked_sub(1)?, c0),
+                (l1.checked_sub(1)?, c1),
+            )
         }
     };
     let Some(at) = span_of(loc) else {
@@ -73,8 +83,11 @@ pub(crate) fn compiled_error(
     CellError::from_diagnostics(ErrorKind::Runtime, vec![d])
 }
 
-/// `path:L:C-C` or `path:L:C-L:C` as the path and 1-based (line, column) pairs.
-fn parse_loc(loc: &str) -> Option<(&str, (u32, u32), (u32, u32))> {
+/// A 1-based (line, column) pair.
+type LineCol = (u32, u32);
+
+/// `path:L:C-C` or `path:L:C-L:C` as the path and its first and last positions.
+fn parse_loc(loc: &str) -> Option<(&str, LineCol, LineCol)> {
     let (head, last) = loc.rsplit_once(':')?;
     if let Some((c0, c1)) = last.split_once('-') {
         // `path:L:C-C`
@@ -96,9 +109,8 @@ fn parse_loc(loc: &str) -> Option<(&str, (u32, u32), (u32, u32))> {
 /// The span of 0-based lines and 1-based columns `from` to `to` (inclusive) in `text`.
 fn span_in(file: FileId, text: &str, from: (u32, u32), to: (u32, u32)) -> Option<Span> {
     let lines = futhark_syntax::LineIndex::new(text);
-    let offset = |(l, c): (u32, u32)| -> Option<u32> {
-        Some(lines.line_start(l)? + c.checked_sub(1)?)
-    };
+    let offset =
+        |(l, c): (u32, u32)| -> Option<u32> { Some(lines.line_start(l)? + c.checked_sub(1)?) };
     let (a, b) = (offset(from)?, offset(to)? + 1);
     if b as usize > text.len() || a >= b {
         return None;
@@ -160,8 +172,7 @@ mod tests {
         let msg = format!(
             "Error at lib.fut:1:32-36:\nIndex [2] out of bounds.\n\nBacktrace:\n-> #0 {CELL_PROGRAM}:3:12-19\n-> #1 {CELL_PROGRAM}:3:1-29"
         );
-        let file_of =
-            |p: &str| (p == "lib.fut").then(|| (FileId(7), lib.to_string()));
+        let file_of = |p: &str| (p == "lib.fut").then(|| (FileId(7), lib.to_string()));
         let e = compiled_error(msg, Some(program), FileId(9), exp, &file_of);
         let d = &e.diagnostics[0];
         assert_eq!(d.message, "Index [2] out of bounds.");
