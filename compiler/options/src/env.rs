@@ -54,6 +54,16 @@ pub(crate) fn from_vars(var: impl Fn(&str) -> Option<String>) -> (Options, Optio
     cuda.nvrtc_threads = var("FUTHARK_NVRTC_THREADS")
         .and_then(|v| v.trim().parse::<usize>().ok())
         .filter(|&n| n > 0);
+    cuda.tiling = !is("FUTHARK_TILING", &["0", "off", "false"]);
+    cuda.tile_fma = !is("FUTHARK_TILE_FMA", &["0", "off", "false"]);
+    cuda.tile_shape = var("FUTHARK_TILE").and_then(|v| {
+        let parts: Vec<u32> = v
+            .trim()
+            .split('x')
+            .map(|p| p.parse().ok())
+            .collect::<Option<_>>()?;
+        <[u32; 5]>::try_from(parts).ok()
+    });
     cuda.kernel_cache = var("XDG_CACHE_HOME")
         .map(PathBuf::from)
         .filter(|p| p.is_absolute())
@@ -105,6 +115,9 @@ mod tests {
             ("FUTHARK_PEER_ORDER", "both"),
             ("FUTHARK_NO_GPU", ""),
             ("FUTHARK_LSP_RUN_TIMEOUT_MS", "1500"),
+            ("FUTHARK_TILING", "0"),
+            ("FUTHARK_TILE_FMA", "off"),
+            ("FUTHARK_TILE", "64x64x16x4x4"),
         ]);
         assert_eq!(err, None);
         assert_eq!(o.exec.gpus, Some(2));
@@ -115,6 +128,8 @@ mod tests {
         assert_eq!(o.exec.cuda.nvrtc_threads, Some(3));
         assert!(o.exec.two_way_peer_copies && o.face.no_gpu);
         assert_eq!(o.face.lsp_run_timeout_ms, Some(1500));
+        assert!(!o.exec.cuda.tiling && !o.exec.cuda.tile_fma);
+        assert_eq!(o.exec.cuda.tile_shape, Some([64, 64, 16, 4, 4]));
     }
 
     #[test]
@@ -123,6 +138,7 @@ mod tests {
             ("FUTHARK_GPUS", "zero"),
             ("FUTHARK_SPLIT", "sometimes"),
             ("FUTHARK_NVRTC_THREADS", "0"),
+            ("FUTHARK_TILE", "64x64"),
         ]);
         assert_eq!(err, Some(EnvError::Gpus("zero".to_string())));
         assert_eq!(o.exec.gpus, None);

@@ -598,6 +598,23 @@ impl Gpu {
                 if segs == 0 {
                     return Ok(vec![]);
                 }
+                // A contraction with enough result tiles to fill the GPU (or a short `k`)
+                // runs tiled; a few long reductions keep the block entry's parallelism.
+                if let Some(t) = &r.tiled {
+                    let cols = t.cols.as_ref().map(eval).unwrap_or(1);
+                    let tiles = prod(&t.batch)
+                        * div_up(eval(&t.rows), t.bm as i64)
+                        * div_up(cols, t.bn as i64);
+                    if (tiles >= (sms as i64) / 2 || len < 1024) && tiles <= MAX_GRID as i64 {
+                        return Ok(vec![Launch {
+                            entry: t.entry.clone(),
+                            grid: tiles as u32,
+                            block: t.threads,
+                            shared: t.shared,
+                            extra: vec![],
+                        }]);
+                    }
+                }
                 let b = r.block_size;
                 if segs == 1 || len >= 8192 {
                     let resident =
