@@ -407,6 +407,12 @@ impl Backend for CudaDevice {
             total_ms: 0.0,
             bytes: self.downloaded,
         });
+        out.push(KernelProfile {
+            name: "(peak device memory)".into(),
+            launches: 0,
+            total_ms: 0.0,
+            bytes: self.gpu.alloc.peak_bytes as u64,
+        });
         Ok(out)
     }
 

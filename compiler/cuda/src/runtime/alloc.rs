@@ -44,6 +44,9 @@ pub struct Allocator {
     pub live_bytes: usize,
     /// Calls that reached `cuMemAlloc`.
     pub driver_allocs: u64,
+    /// The most bytes handed out at once (size classes: at most a quarter over the
+    /// requests), for `--profile`.
+    pub peak_bytes: usize,
 }
 
 impl Allocator {
@@ -54,6 +57,7 @@ impl Allocator {
             cached_bytes: 0,
             live_bytes: 0,
             driver_allocs: 0,
+            peak_bytes: 0,
         }
     }
 
@@ -64,6 +68,7 @@ impl Allocator {
         if let Some(ptr) = self.free.get_mut(&class).and_then(|v| v.pop()) {
             self.cached_bytes -= class;
             self.live_bytes += class;
+            self.peak_bytes = self.peak_bytes.max(self.live_bytes);
             return Ok(DeviceBuffer { ptr, bytes, class });
         }
         // SAFETY: plain allocation in the current context.
@@ -88,6 +93,7 @@ impl Allocator {
         };
         self.driver_allocs += 1;
         self.live_bytes += class;
+        self.peak_bytes = self.peak_bytes.max(self.live_bytes);
         Ok(DeviceBuffer { ptr, bytes, class })
     }
 
