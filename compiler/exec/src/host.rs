@@ -146,7 +146,11 @@ impl<B: Backend> Executor<B> {
             // A device failure (out of memory) names the statement that asked for it.
             ExecError::Backend(m) if matches!(stm.exp, Exp::Launch(_)) => {
                 let names: Vec<&str> = stm.pat.elems.iter().map(|p| p.name.as_str()).collect();
-                let at = stm.loc.as_deref().map(|l| format!(" at {l}")).unwrap_or_default();
+                let at = stm
+                    .loc
+                    .as_deref()
+                    .map(|l| format!(" at {l}"))
+                    .unwrap_or_default();
                 ExecError::Backend(format!("{m}, computing `{}`{at}", names.join(", ")))
             }
             e => e.located(stm.loc.as_deref()),

@@ -8,7 +8,7 @@
 
 #[path = "support/agree.rs"]
 mod agree;
-use agree::{Outcome, agree, agree_values};
+use agree::{Outcome, agree, agree_error, agree_values};
 
 const PROGRAMS: &str = "
 entry mm [n][m][p] (a: [n][m]f32) (b: [m][p]f32) : [n][p]f32 =
@@ -118,6 +118,12 @@ fn matrix_products_agree_in_every_spelling() {
         "[[1f32, 2f32], [3f32, 4f32]] [[5f32, 6f32], [7f32, 8f32]]",
         "[[19f32, 22f32], [43f32, 50f32]]",
     );
+}
+
+#[test]
+fn mismatched_inner_sizes_fail_as_the_interpreter_does() {
+    let args = format!("{} {}", matrix(2, 3, "f32", 1), matrix(4, 2, "f32", 2));
+    agree_error("mm_mismatch", PROGRAMS, "mm", &args, "do not match");
 }
 
 #[test]
@@ -329,9 +335,10 @@ mod gpu {
     #[test]
     #[ignore = "needs two GPUs"]
     fn gpu_tiled_contractions_split_over_two_gpus_match_the_interpreter() {
-        let mut options = ExecOptions::default();
-        options.gpus = Some(2);
-        options.split = futhark_exec::SplitPolicy::Always;
-        cases(&options);
+        cases(&ExecOptions {
+            gpus: Some(2),
+            split: futhark_exec::SplitPolicy::Always,
+            ..ExecOptions::default()
+        });
     }
 }

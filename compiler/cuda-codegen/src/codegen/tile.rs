@@ -160,11 +160,11 @@ pub fn gen_tiled(
         true => (cfg.bm.min(64), cfg.bn.min(64)),
         false => (cfg.threads_1d, 1),
     };
-    if tm == 0 || tn == 0 || bk == 0 || bm % tm != 0 || bn % tn != 0 {
+    if tm == 0 || tn == 0 || bk == 0 || !bm.is_multiple_of(tm) || !bn.is_multiple_of(tn) {
         return None;
     }
     let threads = (bm / tm) * (bn / tn);
-    if threads == 0 || threads > 1024 || threads % 32 != 0 || bk > threads {
+    if threads == 0 || threads > 1024 || !threads.is_multiple_of(32) || bk > threads {
         return None;
     }
     // Shared memory: two buffers per staged slot.
@@ -195,7 +195,7 @@ pub fn gen_tiled(
     // the fragments a warp reads from shared memory and the results it stores are
     // contiguous across threads.
     let place = |i: &str, t: u32, b: u32, tid: &str| {
-        if t >= 2 && t % 2 == 0 {
+        if t >= 2 && t.is_multiple_of(2) {
             let h = t / 2;
             format!("(({i}) / {h}) * {} + {tid} * {h} + ({i}) % {h}", b / 2)
         } else {
