@@ -307,15 +307,23 @@ mod gpu {
                 ..TileConfig::default()
             },
         ];
+        // Each kernel and its husk piece (what each GPU runs of a split launch: rows of
+        // `d0` partitioned, the other operand whole).
+        let mut programs = Vec::new();
+        for kd in &prog.kernels {
+            programs.push((kd.name.clone(), kd.program.clone()));
+            let h = futhark_ir::husk::husk(&kd.program).expect("splittable");
+            programs.push((format!("{} (piece)", kd.name), h.piece));
+        }
         for tile in configs {
-            for kd in &prog.kernels {
-                let gks = generate_program_with(&kd.program, &CodegenOptions { tile })
-                    .expect("generates");
+            for (name, program) in &programs {
+                let gks =
+                    generate_program_with(program, &CodegenOptions { tile }).expect("generates");
                 for gk in gks {
                     if let LaunchPlan::Red(r) = &gk.plan {
                         let tiled = r.tiled.is_some();
-                        let matvec = kd.name.contains("matvec");
-                        assert_eq!(tiled, !matvec, "{}: tiled entry {tiled}", kd.name);
+                        let matvec = name.contains("matvec");
+                        assert_eq!(tiled, !matvec, "{name}: tiled entry {tiled}");
                     }
                     let opts = nvrtc::options_with("sm_90", false);
                     if let Err(e) = nvrtc::compile(&gk.source, &gk.name, &opts) {

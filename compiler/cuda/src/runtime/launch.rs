@@ -599,13 +599,18 @@ impl Gpu {
                     return Ok(vec![]);
                 }
                 // A contraction with enough result tiles to fill the GPU (or a short `k`)
-                // runs tiled; a few long reductions keep the block entry's parallelism.
+                // runs tiled; a few long reductions keep the block entry's parallelism, and
+                // results that fill under a quarter of their tiles (a batch of 3×3
+                // products) the thread and warp entries'.
                 if let Some(t) = &r.tiled {
-                    let cols = t.cols.as_ref().map(eval).unwrap_or(1);
-                    let tiles = prod(&t.batch)
-                        * div_up(eval(&t.rows), t.bm as i64)
-                        * div_up(cols, t.bn as i64);
-                    if (tiles >= (sms as i64) / 2 || len < 1024) && tiles <= MAX_GRID as i64 {
+                    let (rows, cols) = (eval(&t.rows), t.cols.as_ref().map(eval).unwrap_or(1));
+                    let per_batch = div_up(rows, t.bm as i64) * div_up(cols, t.bn as i64);
+                    let tiles = prod(&t.batch) * per_batch;
+                    let filled = 4 * rows * cols >= per_batch * (t.bm * t.bn) as i64;
+                    if filled
+                        && (tiles >= (sms as i64) / 2 || len < 1024)
+                        && tiles <= MAX_GRID as i64
+                    {
                         return Ok(vec![Launch {
                             entry: t.entry.clone(),
                             grid: tiles as u32,
