@@ -589,7 +589,26 @@ fn analyse(
     for r in &red.body.results {
         results.push(replace_reads(r, &mut |e| classify(e, &lets, &mut slots))?);
     }
-    let body = Body::new(stms, results);
+    // Dead `let`s go first (a husk piece rebinds the flat index whether it is used or not).
+    let mut live: HashSet<Name> = HashSet::new();
+    for r in &results {
+        r.for_each_var(&mut |v| {
+            live.insert(v.clone());
+        });
+    }
+    let mut kept = Vec::new();
+    for st in stms.into_iter().rev() {
+        if let Stm::Let { name, exp, .. } = &st
+            && live.contains(name)
+        {
+            exp.for_each_var(&mut |v| {
+                live.insert(v.clone());
+            });
+            kept.push(st);
+        }
+    }
+    kept.reverse();
+    let body = Body::new(kept, results);
     // What remains may use the indices, never the flat one.
     let mut flat = false;
     body.walk(
@@ -638,7 +657,8 @@ fn inline(e: &Exp, lets: &HashMap<Name, Exp>) -> Exp {
     }
 }
 
-/// Whether `idx` is `… + v` (or `v`): the address moves by one element with `v`.
+/// Whether `idx` is `… + v` (or `v`, or `(… + v) - …`): the address moves by one element
+/// with `v`.
 fn unit_in(idx: &Exp, v: &str) -> bool {
     match idx {
         Exp::Var(x) => x == v,
@@ -649,6 +669,12 @@ fn unit_in(idx: &Exp, v: &str) -> bool {
                 m
             };
             (unit_in(a, v) && !mentions(b)) || (unit_in(b, v) && !mentions(a))
+        }
+        // A husk piece's aligned reads subtract the rows before the piece.
+        Exp::Bin(BinOp::Sub, a, b) => {
+            let mut m = false;
+            b.for_each_var(&mut |x| m |= x == v);
+            unit_in(a, v) && !m
         }
         _ => false,
     }
