@@ -62,11 +62,11 @@ def read_values(data):
     return out
 
 
-def ours(entry, inp, gpus, runs):
+def ours(entry, inp, gpus, runs, split="auto"):
     """Median time (ms) over `runs`, peak device memory (bytes, max over GPUs), output."""
     j = f"{TMP}/{entry}-{gpus}.json"
     cmd = [BIN, "bench", "--backend", "cuda", "--input", inp, "-e", entry, "--runs",
-           str(runs), "--json", j, "--profile", "--gpus", str(gpus), PROG]
+           str(runs), "--json", j, "--profile", "--gpus", str(gpus), "--split", split, PROG]
     r = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
     if r.returncode != 0:
         return None, None, (r.stdout + r.stderr)[-2000:]
@@ -77,10 +77,11 @@ def ours(entry, inp, gpus, runs):
     return statistics.median(us) / 1e3, max(peak) if peak else None, r.stderr
 
 
-def run_output(entry, inp, gpus):
+def run_output(entry, inp, gpus, split):
     with open(inp, "rb") as f:
         r = subprocess.run([BIN, "run", "--backend", "cuda", "-b", "-e", entry, "--gpus",
-                            str(gpus), PROG], stdin=f, capture_output=True, timeout=300)
+                            str(gpus), "--split", split, PROG], stdin=f, capture_output=True,
+                           timeout=300)
     if r.returncode != 0:
         raise RuntimeError(r.stderr.decode()[-2000:])
     return read_values(r.stdout)
@@ -121,28 +122,30 @@ def main():
         write_values(inp, arrays)
         io_bytes = sum(a.nbytes for a in arrays) + sum(np.asarray(r).nbytes for r in ref)
         jt = None
-        for g in gpus_list:
+        plans = [(g, "auto") for g in gpus_list] + [(g, "always") for g in gpus_list if g > 1]
+        for g, split in plans:
             if g > NGPU:
                 continue
             ok, why = True, ""
             try:
-                outs = run_output(entry, inp, g)
+                outs = run_output(entry, inp, g, split)
                 for o, w in zip(outs, ref):
                     good, why = close(o, w, tol)
                     ok &= good
             except Exception as e:  # noqa: BLE001 - reported in the table
                 ok, why = False, str(e)[-300:]
-            t, peak, log = ours(entry, inp, g, runs)
+            t, peak, log = ours(entry, inp, g, runs, split)
             if jt is None and jfn:
                 jt = jax_time(jfn, arrays, jax_runs)
-            rec = dict(case=name, gpus=g, ms=t, jax_ms=jt, peak=peak, io=io_bytes, ok=ok,
+            rec = dict(case=name, gpus=g, split=split, ms=t, jax_ms=jt, peak=peak, io=io_bytes, ok=ok,
                        check=why, gflops=(flops / t / 1e6) if t else None)
             if t is None:
                 rec["error"] = log
             results.append(rec)
             ratio = f"{jt / t:.2f}" if (t and jt) else "-"
             mem = f"{peak / io_bytes:.2f}" if peak else "-"
-            rows.append(f"| {name} | {g} | {t and f'{t:.3f}'} | {jt and f'{jt:.3f}'} | {ratio} | "
+            gname = f"{g} (split {split})" if g > 1 else "1"
+            rows.append(f"| {name} | {gname} | {t and f'{t:.3f}'} | {jt and f'{jt:.3f}'} | {ratio} | "
                         f"{rec['gflops'] and round(rec['gflops'])} | {mem} | "
                         f"{'ok' if ok else 'WRONG'} ({why}) |")
             print(rows[-1], flush=True)
@@ -198,7 +201,8 @@ def main():
         if r["gpus"] == 2 and r["ms"]:
             one = [o for o in results if o["case"] == r["case"] and o["gpus"] == 1 and o["ms"]]
             if one:
-                sp.append(f"- {r['case']}: 2 GPUs {one[0]['ms'] / r['ms']:.2f}× over 1")
+                sp.append(f"- {r['case']}: 2 GPUs (split {r['split']}) "
+                          f"{one[0]['ms'] / r['ms']:.2f}× over 1")
     text = "\n".join(head + rows) + "\n\n" + "\n".join(sp) + "\n"
     open(f"{OUT}/matrix.md", "w").write(text)
     json.dump(results, open(f"{OUT}/matrix.json", "w"), indent=1)
