@@ -120,7 +120,19 @@ def main():
              tol=1e-4):
         inp = f"{TMP}/{name}.bin"
         write_values(inp, arrays)
-        io_bytes = sum(a.nbytes for a in arrays) + sum(np.asarray(r).nbytes for r in ref)
+        # `ref`: the expected outputs, or (their bytes, a function checking the outputs).
+        if callable(ref[1]):
+            out_bytes, checker = ref
+        else:
+            out_bytes = sum(np.asarray(r).nbytes for r in ref)
+
+            def checker(outs):
+                ok, why = True, ""
+                for o, w in zip(outs, ref):
+                    good, why = close(o, w, tol)
+                    ok &= good
+                return ok, why
+        io_bytes = sum(a.nbytes for a in arrays) + out_bytes
         jt = None
         plans = [(g, "auto") for g in gpus_list] + [(g, "always") for g in gpus_list if g > 1]
         for g, split in plans:
@@ -128,15 +140,16 @@ def main():
                 continue
             ok, why = True, ""
             try:
-                outs = run_output(entry, inp, g, split)
-                for o, w in zip(outs, ref):
-                    good, why = close(o, w, tol)
-                    ok &= good
+                ok, why = checker(run_output(entry, inp, g, split))
             except Exception as e:  # noqa: BLE001 - reported in the table
                 ok, why = False, str(e)[-300:]
             t, peak, log = ours(entry, inp, g, runs, split)
             if jt is None and jfn:
-                jt = jax_time(jfn, arrays, jax_runs)
+                try:
+                    jt = jax_time(jfn, arrays, jax_runs)
+                except Exception as e:  # noqa: BLE001 - JAX failing is reported, not fatal
+                    print(f"JAX failed on {name}: {str(e)[:300]}", flush=True)
+                    jfn = None
             rec = dict(case=name, gpus=g, split=split, ms=t, jax_ms=jt, peak=peak, io=io_bytes, ok=ok,
                        check=why, gflops=(flops / t / 1e6) if t else None)
             if t is None:
@@ -189,9 +202,21 @@ def main():
         inv = 1 / jnp.sqrt(r2)
         s = ms[None, :] * inv * inv * inv
         return (dx * s).sum(1), (dy * s).sum(1), (dz * s).sum(1)
-    want = [np.asarray(w) for w in jax.jit(nbody)(*pos, m)]
-    case(f"n-body {n}", "nbody", pos + [m], want, nbody, 20.0 * n * n, (1, 2), runs=5,
-         jax_runs=5, tol=1e-3)
+    # Checked on a sample of bodies against numpy in f64 (the whole n² is minutes there).
+    rows_checked = rng.choice(n, 256, replace=False)
+
+    def check_nbody(outs):
+        p64 = [p.astype(np.float64) for p in pos]
+        d = [p[None, :] - p[rows_checked][:, None] for p in p64]
+        r2 = d[0] ** 2 + d[1] ** 2 + d[2] ** 2 + np.float64(np.float32(1e-3))
+        s = m.astype(np.float64)[None, :] / (r2 * np.sqrt(r2))
+        errs = []
+        for o, dd in zip(outs, d):
+            want = (dd * s).sum(1)
+            errs.append(np.abs(o[rows_checked] - want).max() / np.abs(want).max())
+        return max(errs) <= 1e-2, f"max rel err {max(errs):.2e} on 256 bodies"
+    case(f"n-body {n}", "nbody", pos + [m], (3 * n * 4, check_nbody), nbody, 20.0 * n * n,
+         (1, 2), runs=5, jax_runs=5)
 
     head = ["| case | GPUs | futhark-rs ms | JAX ms | JAX/ours | GFLOP/s | peak mem / (in+out) "
             "| check vs numpy |", "|---|---|---|---|---|---|---|---|"]
