@@ -28,6 +28,8 @@ typedef signed char i8; typedef short i16; typedef int i32; typedef long long i6
 typedef unsigned char u8; typedef unsigned short u16; typedef unsigned int u32;
 typedef unsigned long long u64; typedef float f32; typedef double f64;
 struct dim3 { unsigned x = 0, y = 0, z = 0; };
+struct alignas(16) float4 { float x, y, z, w; };
+struct alignas(16) int4 { int x, y, z, w; };
 thread_local dim3 threadIdx, blockIdx;
 dim3 blockDim, gridDim;
 std::barrier<>* fut_bar;

@@ -358,20 +358,12 @@ pub fn gen_tiled(
         let t = reg_ty(sl.ty);
         match sl.kind {
             Kind::RowK => {
-                let p = place("fut_i", tm, bm, "fut_ty");
-                let _ = writeln!(
-                    s,
-                    "      {t} fut_f{i}[{tm}];\n      #pragma unroll\n      for (int fut_i = 0; fut_i < {tm}; fut_i++) fut_f{i}[fut_i] = fut_s{i}[fut_cur * {} + fut_kk * {ld} + {p}];",
-                    bk * ld
-                );
+                let base = format!("fut_cur * {} + fut_kk * {ld}", bk * ld);
+                s.push_str(&fragment(i, sl.ty, tm, bm, "fut_ty", &base, *ld));
             }
             Kind::ColK => {
-                let p = place("fut_j", tn, bn, "fut_tx");
-                let _ = writeln!(
-                    s,
-                    "      {t} fut_f{i}[{tn}];\n      #pragma unroll\n      for (int fut_j = 0; fut_j < {tn}; fut_j++) fut_f{i}[fut_j] = fut_s{i}[fut_cur * {} + fut_kk * {ld} + {p}];",
-                    bk * ld
-                );
+                let base = format!("fut_cur * {} + fut_kk * {ld}", bk * ld);
+                s.push_str(&fragment(i, sl.ty, tn, bn, "fut_tx", &base, *ld));
             }
             Kind::K => {
                 let _ = writeln!(
@@ -495,6 +487,48 @@ pub fn gen_tiled(
         shared,
         fma,
     })
+}
+
+/// Loads a thread's `count` values of slot `i` for one `k` from shared memory into
+/// `fut_f{i}`: rows (or columns) `tid * h + 0..h` of both halves of the block tile when the
+/// register tile splits in two halves of `h` (see `place`), else `tid * count + 0..count`.
+/// Halves of four 32-bit values are two 16-byte loads (every offset is a multiple of 16 bytes:
+/// the slot's region, `ld` and the halves are multiples of four elements).
+fn fragment(i: usize, ty: PrimType, count: u32, b: u32, tid: &str, base: &str, ld: u32) -> String {
+    let t = reg_ty(ty);
+    let vec = match ty {
+        PrimType::F32 => Some("float4"),
+        PrimType::I32 => Some("int4"),
+        _ => None,
+    };
+    if let Some(v) = vec
+        && count == 8
+        && ld.is_multiple_of(4)
+        && (b / 2).is_multiple_of(4)
+    {
+        let mut s = format!("      {t} fut_f{i}[8];\n      {{\n");
+        for h in 0..2 {
+            let _ = writeln!(
+                s,
+                "        const {v} fut_q{h} = *(const {v}*)(fut_s{i} + {base} + {} + {tid} * 4);",
+                h * b / 2
+            );
+            for (c, f) in ["x", "y", "z", "w"].iter().enumerate() {
+                let _ = writeln!(s, "        fut_f{i}[{}] = fut_q{h}.{f};", h * 4 + c as u32);
+            }
+        }
+        s.push_str("      }\n");
+        return s;
+    }
+    let p = if count >= 2 && count.is_multiple_of(2) {
+        let h = count / 2;
+        format!("(fut_r / {h}) * {} + {tid} * {h} + fut_r % {h}", b / 2)
+    } else {
+        format!("{tid} * {count} + fut_r")
+    };
+    format!(
+        "      {t} fut_f{i}[{count}];\n      #pragma unroll\n      for (int fut_r = 0; fut_r < {count}; fut_r++) fut_f{i}[fut_r] = fut_s{i}[{base} + {p}];\n"
+    )
 }
 
 /// The accumulator's name inside an `fma` fold.
