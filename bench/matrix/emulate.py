@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Runs a program's tiled CUDA entries on the CPU (no GPU): each reduction kernel's
-operator definitions, its one-thread-per-segment entry and its tiled entry are compiled as
+operator definitions, its one-thread-per-segment entry and each tiled entry are compiled as
 C++ with g++ (a block's threads are std::threads meeting at a std::barrier for
 __syncthreads), both run on the same random small-integer inputs, and the results must be
 equal. A check of the tiled kernel's indexing, edges, double buffering and operator use.
@@ -80,11 +80,12 @@ def main():
     ir = subprocess.run([exe, "ir", "--stage", "kernels", prog], capture_output=True, text=True,
                         check=True).stdout
     failures, runs = 0, 0
-    for chunk in cuda.split("// kernel ")[1:]:
-        tiled = entry(chunk, "_tiled")
+    for chunk, suffix in [(c, x) for c in cuda.split("// kernel ")[1:]
+                          for x in ["_tiled", "_tiled_s"]]:
+        tiled = entry(chunk, suffix)
         if not tiled:
             continue
-        name = tiled[0][: -len("_tiled")]
+        name = tiled[0][: -len("_tiled")] if suffix == "_tiled" else tiled[0]
         thread = entry(chunk, "_thread")
         defs = chunk[chunk.index("\n") + 1: chunk.index('extern "C"')]
         defs = defs.replace("static __device__ __forceinline__", "static inline")

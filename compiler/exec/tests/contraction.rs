@@ -31,6 +31,12 @@ entry mm_argmax [n][m][p] (a: [n][m]i32) (b: [m][p]i32) : [n][p]i64 =
   let op (x: i32, i: i64) (y: i32, j: i64) = if y >= x then (y, j) else (x, i)
   in map (\\r -> map (\\c -> (reduce op (i32.lowest, -1) (zip (map2 (+) r c) (iota m))).1)
                      (transpose b)) a
+-- sgemm: the reduction inside scalar code (distributed into a reduction and a map).
+entry sgemm [n][m][p] (alpha: f32) (beta: f32) (a: [n][m]f32) (b: [m][p]f32) (c: [n][p]f32) =
+  map2 (\\r crow -> map2 (\\col x -> alpha * f32.sum (map2 (*) r col) + beta * x) (transpose b) crow) a c
+-- LU's inner update: blocks times transposed blocks, the transposition of a map's row.
+entry blocks [m][b] (top: [m][b][b]f32) (lft: [m][b][b]f32) (mat: [m][m][b][b]f32) =
+  map2 (\\mat_arr l -> map2 (\\blk t -> map2 (\\row lrow -> map2 (\\el trow -> el - f32.sum (map2 (*) lrow trow)) row (transpose t)) blk l) mat_arr top) mat lft
 entry batched [k][n][m][p] (a: [k][n][m]f32) (b: [k][m][p]f32) : [k][n][p]f32 =
   map2 (\\x y -> map (\\r -> map (\\c -> f32.sum (map2 (*) r c)) (transpose y)) x) a b
 entry matvec [n][m] (a: [n][m]f32) (x: [m]f32) : [n]f32 =
@@ -153,6 +159,15 @@ fn batched_matvec_and_nbody_agree() {
         ),
     );
     agree(
+        "sgemm",
+        PROGRAMS,
+        "sgemm",
+        &format!("2f32 -1f32 {} {} {}", matrix(3, 4, "f32", 1), matrix(4, 5, "f32", 2), matrix(3, 5, "f32", 3)),
+    );
+    let blocks = |m: usize, s: u64| format!("[{}]", (0..m).map(|i| matrix(3, 3, "f32", s + i as u64)).collect::<Vec<_>>().join(", "));
+    let mat = format!("[{}]", (0..2).map(|i| blocks(2, 10 * i + 7)).collect::<Vec<_>>().join(", "));
+    agree("blocks", PROGRAMS, "blocks", &format!("{} {} {mat}", blocks(2, 1), blocks(2, 4)));
+    agree(
         "matvec",
         PROGRAMS,
         "matvec",
@@ -255,6 +270,12 @@ mod gpu {
             &format!("[{a}, {a}, {a}] [{b}, {b}, {b}]"),
             options,
         );
+        let (a, b, c) = (matrix(130, 40, "f32", 1), matrix(40, 70, "f32", 2), matrix(130, 70, "f32", 3));
+        on_gpu("sgemm", "sgemm", &format!("2f32 -1f32 {a} {b} {c}"), options);
+        let blk = |s: u64| matrix(32, 32, "f32", s);
+        let row = |s: u64| format!("[{}, {}, {}]", blk(s), blk(s + 1), blk(s + 2));
+        let mat = format!("[{}, {}, {}]", row(7), row(8), row(9));
+        on_gpu("blocks", "blocks", &format!("{} {} {mat}", row(1), row(4)), options);
         on_gpu(
             "matvec",
             "matvec",
@@ -321,7 +342,7 @@ mod gpu {
                     generate_program_with(program, &CodegenOptions { tile }).expect("generates");
                 for gk in gks {
                     if let LaunchPlan::Red(r) = &gk.plan {
-                        let tiled = r.tiled.is_some();
+                        let tiled = !r.tiled.is_empty();
                         let matvec = name.contains("matvec");
                         assert_eq!(tiled, !matvec, "{name}: tiled entry {tiled}");
                     }

@@ -258,7 +258,7 @@ impl Simplifier {
 /// starts. Only operations that cannot fail move (no integer division by a non-constant),
 /// so a body that never runs fails the same; other scalars stay where they are used.
 /// Invariant `rearrange`s (views, which cannot fail) move too, with the scalars they need.
-fn hoist_invariant(stm: &mut Stm) -> Vec<Stm> {
+pub(crate) fn hoist_invariant(stm: &mut Stm) -> Vec<Stm> {
     let mut out = Vec::new();
     let mut take = |body: &mut Body, bound: HashSet<Name>| {
         let mut sizes = HashSet::new();

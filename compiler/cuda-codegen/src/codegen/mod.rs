@@ -79,9 +79,9 @@ pub struct RedPlan {
     pub commutative: bool,
     /// Dynamic shared memory of the block entry.
     pub block_shared: usize,
-    /// The block- and register-tiled entry of a contraction (`tile.rs`), when the
-    /// reduction has that shape.
-    pub tiled: Option<TilePlan>,
+    /// The block- and register-tiled entries of a contraction (`tile.rs`), largest tiles
+    /// first, when the reduction has that shape.
+    pub tiled: Vec<TilePlan>,
 }
 
 /// How the runtime launches a scan.
@@ -146,7 +146,7 @@ impl LaunchPlan {
             LaunchPlan::Map { entry, .. } => vec![entry],
             LaunchPlan::Red(r) => {
                 let mut v = vec![r.block_entry.as_str(), &r.warp_entry, &r.thread_entry];
-                v.extend(r.tiled.as_ref().map(|t| t.entry.as_str()));
+                v.extend(r.tiled.iter().map(|t| t.entry.as_str()));
                 v
             }
             LaunchPlan::Scan(s) => {

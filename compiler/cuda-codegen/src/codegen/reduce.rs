@@ -286,7 +286,7 @@ pub fn gen_red(
     let _ = writeln!(src, "    }}");
     src.push_str(&store("fut_acc", "    "));
     let _ = writeln!(src, "  }}\n}}");
-    let tiled = super::tile::gen_tiled(prog, kernel, red, tiles, &mut src);
+    let tiled = super::tile::gen_tiled_all(prog, kernel, red, tiles, &mut src);
 
     let block_shared = 16
         + 32 * acc_size

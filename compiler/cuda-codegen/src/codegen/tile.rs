@@ -114,6 +114,7 @@ pub fn gen_tiled(
     kernel: &Kernel,
     red: &SegRed,
     cfg: &TileConfig,
+    suffix: &str,
     src: &mut String,
 ) -> Option<TilePlan> {
     if !cfg.enabled {
@@ -202,7 +203,7 @@ pub fn gen_tiled(
             format!("{tid} * {t} + ({i})")
         }
     };
-    let entry = format!("{name}_tiled");
+    let entry = format!("{name}{suffix}");
     let params = kernel_params(prog, kernel).join(", ");
     let mut s = String::new();
     if fma {
@@ -529,6 +530,34 @@ fn fragment(i: usize, ty: PrimType, count: u32, b: u32, tid: &str, base: &str, l
     format!(
         "      {t} fut_f{i}[{count}];\n      #pragma unroll\n      for (int fut_r = 0; fut_r < {count}; fut_r++) fut_f{i}[fut_r] = fut_s{i}[{base} + {p}];\n"
     )
+}
+
+/// The tiled entries of a reduction, appended to `src`: the configured shape and, for 2-D
+/// contractions, a 32×32 one (2×2 results per thread) for batches of small products, which
+/// would fill under a quarter of the large tiles (LU's 32×32 blocks). Largest first.
+pub fn gen_tiled_all(
+    prog: &KernelProgram,
+    kernel: &Kernel,
+    red: &SegRed,
+    cfg: &TileConfig,
+    src: &mut String,
+) -> Vec<TilePlan> {
+    let Some(large) = gen_tiled(prog, kernel, red, cfg, "_tiled", src) else {
+        return Vec::new();
+    };
+    let small = TileConfig {
+        bm: 32,
+        bn: 32,
+        tm: 2,
+        tn: 2,
+        ..*cfg
+    };
+    let two_d = large.cols.is_some();
+    let mut out = vec![large];
+    if two_d && (cfg.bm, cfg.bn) != (32, 32) {
+        out.extend(gen_tiled(prog, kernel, red, &small, "_tiled_s", src));
+    }
+    out
 }
 
 /// The accumulator's name inside an `fma` fold.

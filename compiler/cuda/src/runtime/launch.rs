@@ -599,10 +599,11 @@ impl Gpu {
                     return Ok(vec![]);
                 }
                 // A contraction with enough result tiles to fill the GPU (or a short `k`)
-                // runs tiled; a few long reductions keep the block entry's parallelism, and
-                // results that fill under a quarter of their tiles (a batch of 3×3
-                // products) the thread and warp entries'.
-                if let Some(t) = &r.tiled {
+                // runs tiled, with the largest tiles it fills a quarter of; a few long
+                // reductions keep the block entry's parallelism, and results that fill under
+                // a quarter of even the small tiles (a batch of 3×3 products) the thread and
+                // warp entries'.
+                for t in &r.tiled {
                     let (rows, cols) = (eval(&t.rows), t.cols.as_ref().map(eval).unwrap_or(1));
                     let per_batch = div_up(rows, t.bm as i64) * div_up(cols, t.bn as i64);
                     let tiles = prod(&t.batch) * per_batch;
