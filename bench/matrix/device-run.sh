@@ -19,7 +19,7 @@ ngpu=$(nvidia-smi -L | wc -l)
 #    min-plus and argmax operators, batched and 1-D forms).
 tests="gpu::gpu_tiled_contractions_match_the_interpreter"
 [[ $ngpu -ge 2 ]] && tests="gpu::gpu_tiled_contractions_"
-timeout 240 $bin/contraction-tests --ignored "$tests" > "$out/gpu-checks.txt" 2>&1
+timeout 240 $bin/contraction-tests --ignored --test-threads=1 "$tests" > "$out/gpu-checks.txt" 2>&1
 echo "GPU checks: exit $?: $(grep 'test result' "$out/gpu-checks.txt")"
 
 # 2. The matrix benchmarks against JAX.
