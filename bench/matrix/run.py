@@ -121,7 +121,7 @@ def main():
         inp = f"{TMP}/{name}.bin"
         write_values(inp, arrays)
         # `ref`: the expected outputs, or (their bytes, a function checking the outputs).
-        if callable(ref[1]):
+        if isinstance(ref, tuple):
             out_bytes, checker = ref
         else:
             out_bytes = sum(np.asarray(r).nbytes for r in ref)
@@ -150,7 +150,8 @@ def main():
                 except Exception as e:  # noqa: BLE001 - JAX failing is reported, not fatal
                     print(f"JAX failed on {name}: {str(e)[:300]}", flush=True)
                     jfn = None
-            rec = dict(case=name, gpus=g, split=split, ms=t, jax_ms=jt, peak=peak, io=io_bytes, ok=ok,
+            rec = dict(case=name, gpus=g, split=split, ms=t, jax_ms=jt, peak=peak, io=io_bytes,
+                       ok=bool(ok),
                        check=why, gflops=(flops / t / 1e6) if t else None)
             if t is None:
                 rec["error"] = log
@@ -230,7 +231,7 @@ def main():
                           f"{one[0]['ms'] / r['ms']:.2f}× over 1")
     text = "\n".join(head + rows) + "\n\n" + "\n".join(sp) + "\n"
     open(f"{OUT}/matrix.md", "w").write(text)
-    json.dump(results, open(f"{OUT}/matrix.json", "w"), indent=1)
+    json.dump(results, open(f"{OUT}/matrix.json", "w"), indent=1, default=float)
     print(text)
 
 
