@@ -30,6 +30,8 @@ typedef unsigned long long u64; typedef float f32; typedef double f64;
 struct dim3 { unsigned x = 0, y = 0, z = 0; };
 struct alignas(16) float4 { float x, y, z, w; };
 struct alignas(16) int4 { int x, y, z, w; };
+struct alignas(8) float2 { float x, y; };
+struct alignas(8) int2 { int x, y; };
 thread_local dim3 threadIdx, blockIdx;
 dim3 blockDim, gridDim;
 std::barrier<>* fut_bar;
@@ -81,7 +83,7 @@ def main():
                         check=True).stdout
     failures, runs = 0, 0
     for chunk, suffix in [(c, x) for c in cuda.split("// kernel ")[1:]
-                          for x in ["_tiled", "_tiled_s"]]:
+                          for x in ["_tiled", "_tiled_m", "_tiled_s"]]:
         tiled = entry(chunk, suffix)
         if not tiled:
             continue

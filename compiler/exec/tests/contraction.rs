@@ -162,11 +162,35 @@ fn batched_matvec_and_nbody_agree() {
         "sgemm",
         PROGRAMS,
         "sgemm",
-        &format!("2f32 -1f32 {} {} {}", matrix(3, 4, "f32", 1), matrix(4, 5, "f32", 2), matrix(3, 5, "f32", 3)),
+        &format!(
+            "2f32 -1f32 {} {} {}",
+            matrix(3, 4, "f32", 1),
+            matrix(4, 5, "f32", 2),
+            matrix(3, 5, "f32", 3)
+        ),
     );
-    let blocks = |m: usize, s: u64| format!("[{}]", (0..m).map(|i| matrix(3, 3, "f32", s + i as u64)).collect::<Vec<_>>().join(", "));
-    let mat = format!("[{}]", (0..2).map(|i| blocks(2, 10 * i + 7)).collect::<Vec<_>>().join(", "));
-    agree("blocks", PROGRAMS, "blocks", &format!("{} {} {mat}", blocks(2, 1), blocks(2, 4)));
+    let blocks = |m: usize, s: u64| {
+        format!(
+            "[{}]",
+            (0..m)
+                .map(|i| matrix(3, 3, "f32", s + i as u64))
+                .collect::<Vec<_>>()
+                .join(", ")
+        )
+    };
+    let mat = format!(
+        "[{}]",
+        (0..2)
+            .map(|i| blocks(2, 10 * i + 7))
+            .collect::<Vec<_>>()
+            .join(", ")
+    );
+    agree(
+        "blocks",
+        PROGRAMS,
+        "blocks",
+        &format!("{} {} {mat}", blocks(2, 1), blocks(2, 4)),
+    );
     agree(
         "matvec",
         PROGRAMS,
@@ -270,12 +294,26 @@ mod gpu {
             &format!("[{a}, {a}, {a}] [{b}, {b}, {b}]"),
             options,
         );
-        let (a, b, c) = (matrix(130, 40, "f32", 1), matrix(40, 70, "f32", 2), matrix(130, 70, "f32", 3));
-        on_gpu("sgemm", "sgemm", &format!("2f32 -1f32 {a} {b} {c}"), options);
+        let (a, b, c) = (
+            matrix(130, 40, "f32", 1),
+            matrix(40, 70, "f32", 2),
+            matrix(130, 70, "f32", 3),
+        );
+        on_gpu(
+            "sgemm",
+            "sgemm",
+            &format!("2f32 -1f32 {a} {b} {c}"),
+            options,
+        );
         let blk = |s: u64| matrix(32, 32, "f32", s);
         let row = |s: u64| format!("[{}, {}, {}]", blk(s), blk(s + 1), blk(s + 2));
         let mat = format!("[{}, {}, {}]", row(7), row(8), row(9));
-        on_gpu("blocks", "blocks", &format!("{} {} {mat}", row(1), row(4)), options);
+        on_gpu(
+            "blocks",
+            "blocks",
+            &format!("{} {} {mat}", row(1), row(4)),
+            options,
+        );
         on_gpu(
             "matvec",
             "matvec",

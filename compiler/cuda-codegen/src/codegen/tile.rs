@@ -493,29 +493,36 @@ pub fn gen_tiled(
 /// Loads a thread's `count` values of slot `i` for one `k` from shared memory into
 /// `fut_f{i}`: rows (or columns) `tid * h + 0..h` of both halves of the block tile when the
 /// register tile splits in two halves of `h` (see `place`), else `tid * count + 0..count`.
-/// Halves of four 32-bit values are two 16-byte loads (every offset is a multiple of 16 bytes:
-/// the slot's region, `ld` and the halves are multiples of four elements).
+/// Halves of four (two) 32-bit values are two 16-byte (8-byte) loads: every offset is a
+/// multiple of that (the slot's region, `ld` and the halves are multiples of four elements).
 fn fragment(i: usize, ty: PrimType, count: u32, b: u32, tid: &str, base: &str, ld: u32) -> String {
     let t = reg_ty(ty);
-    let vec = match ty {
-        PrimType::F32 => Some("float4"),
-        PrimType::I32 => Some("int4"),
+    let half = count / 2;
+    let vec = match (ty, half) {
+        (PrimType::F32, 4) => Some("float4"),
+        (PrimType::I32, 4) => Some("int4"),
+        (PrimType::F32, 2) => Some("float2"),
+        (PrimType::I32, 2) => Some("int2"),
         _ => None,
     };
     if let Some(v) = vec
-        && count == 8
-        && ld.is_multiple_of(4)
-        && (b / 2).is_multiple_of(4)
+        && count == 2 * half
+        && ld.is_multiple_of(half)
+        && (b / 2).is_multiple_of(half)
     {
-        let mut s = format!("      {t} fut_f{i}[8];\n      {{\n");
+        let mut s = format!("      {t} fut_f{i}[{count}];\n      {{\n");
         for h in 0..2 {
             let _ = writeln!(
                 s,
-                "        const {v} fut_q{h} = *(const {v}*)(fut_s{i} + {base} + {} + {tid} * 4);",
+                "        const {v} fut_q{h} = *(const {v}*)(fut_s{i} + {base} + {} + {tid} * {half});",
                 h * b / 2
             );
-            for (c, f) in ["x", "y", "z", "w"].iter().enumerate() {
-                let _ = writeln!(s, "        fut_f{i}[{}] = fut_q{h}.{f};", h * 4 + c as u32);
+            for (c, f) in ["x", "y", "z", "w"].iter().take(half as usize).enumerate() {
+                let _ = writeln!(
+                    s,
+                    "        fut_f{i}[{}] = fut_q{h}.{f};",
+                    h * half + c as u32
+                );
             }
         }
         s.push_str("      }\n");
@@ -533,8 +540,9 @@ fn fragment(i: usize, ty: PrimType, count: u32, b: u32, tid: &str, base: &str, l
 }
 
 /// The tiled entries of a reduction, appended to `src`: the configured shape and, for 2-D
-/// contractions, a 32×32 one (2×2 results per thread) for batches of small products, which
-/// would fill under a quarter of the large tiles (LU's 32×32 blocks). Largest first.
+/// contractions, a 64×64 one (4×4 results per thread) for products with too few large tiles
+/// to fill the GPU (1024²) and a 32×32 one (2×2) for batches of small products, which would
+/// fill under a quarter of the larger tiles (LU's 32×32 blocks). Largest first.
 pub fn gen_tiled_all(
     prog: &KernelProgram,
     kernel: &Kernel,
@@ -552,10 +560,24 @@ pub fn gen_tiled_all(
         tn: 2,
         ..*cfg
     };
+    let medium = TileConfig {
+        bm: 64,
+        bn: 64,
+        tm: 4,
+        tn: 4,
+        ..*cfg
+    };
     let two_d = large.cols.is_some();
     let mut out = vec![large];
-    if two_d && (cfg.bm, cfg.bn) != (32, 32) {
-        out.extend(gen_tiled(prog, kernel, red, &small, "_tiled_s", src));
+    for (c, suffix) in [(medium, "_tiled_m"), (small, "_tiled_s")] {
+        let mut text = String::new();
+        if two_d
+            && let Some(t) = gen_tiled(prog, kernel, red, &c, suffix, &mut text)
+            && out.iter().all(|o| (o.bm, o.bn) != (t.bm, t.bn))
+        {
+            src.push_str(&text);
+            out.push(t);
+        }
     }
     out
 }
