@@ -7,4 +7,7 @@
 pub mod codegen;
 pub mod samples;
 
-pub use codegen::{CodegenError, GeneratedKernel, LaunchPlan, generate_kernel, generate_program};
+pub use codegen::{
+    CodegenError, CodegenOptions, GeneratedKernel, LaunchPlan, TileConfig, generate_kernel,
+    generate_program, generate_program_with,
+};

@@ -197,6 +197,41 @@ pub fn reduce(
     }
 }
 
+/// The matrix product `c[i][j] = op_k (a[i][k] * b[k][j])` of an `[n][k]` and a `[k][m]`
+/// array of `t`, as kernel extraction leaves it (a `SegRed` over `(i, j, k)` reading `b`
+/// through its transposed view): the tiled entry's kernel.
+pub fn matmul(name: &str, t: PrimType, op: Lambda, neutral: PrimValue) -> KernelProgram {
+    let (i, j, k) = (Exp::var("i"), Exp::var("j"), Exp::var("k"));
+    let a = Exp::read("a", i.times(Exp::var("kk")).plus(k.clone()));
+    let b = Exp::read("b", k.times(Exp::var("m")).plus(j));
+    KernelProgram {
+        sizes: vec!["n".into(), "m".into(), "kk".into()],
+        arrays: vec![
+            arr("a", t, &[n(), Size::param("kk")]),
+            arr("b", t, &[Size::param("kk"), m()]),
+            arr("c", t, &[n(), m()]),
+        ],
+        kernels: vec![Kernel {
+            name: name.into(),
+            op: SegOp::Red(SegRed {
+                space: SegSpace {
+                    flat: "f".into(),
+                    dims: vec![
+                        ("i".into(), n()),
+                        ("j".into(), m()),
+                        ("k".into(), Size::param("kk")),
+                    ],
+                },
+                body: Body::results(vec![Exp::bin(BinOp::Mul, a, b)]),
+                op,
+                neutral: vec![neutral],
+                commutative: false,
+                outputs: vec!["c".into()],
+            }),
+        }],
+    }
+}
+
 /// `scan op ne xs` (row-wise when segmented).
 pub fn scan(name: &str, op: Lambda, neutral: Vec<PrimValue>, segmented: bool) -> KernelProgram {
     let tys: Vec<PrimType> = neutral.iter().map(|v| v.ty()).collect();

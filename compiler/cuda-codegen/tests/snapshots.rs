@@ -27,6 +27,17 @@ fn reduce_sum_f32() {
     )));
 }
 
+/// The tiled entry of a matrix product (shared-memory tiles, 8×8 per thread, `fmaf`).
+#[test]
+fn reduce_matmul_f32_tiled() {
+    let op = Lambda::binop(BinOp::Add, PrimType::F32);
+    let p = samples::matmul("mm", PrimType::F32, op, PrimValue::F32(0.0));
+    let k = generate_program(&p).expect("well-typed").remove(0);
+    let src = k.kernel_source();
+    let tiled = &src[src.find("// Tiled contraction").expect("a tiled entry")..];
+    insta::assert_snapshot!(format!("// plan: {:?}\n{tiled}", k.plan));
+}
+
 #[test]
 fn reduce_affine_segmented_non_commutative() {
     let (op, ne) = samples::affine_compose();

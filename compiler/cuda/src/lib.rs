@@ -8,5 +8,6 @@
 pub mod runtime;
 
 pub use futhark_cuda_codegen::{
-    CodegenError, GeneratedKernel, LaunchPlan, codegen, generate_kernel, generate_program, samples,
+    CodegenError, CodegenOptions, GeneratedKernel, LaunchPlan, TileConfig, codegen,
+    generate_kernel, generate_program, generate_program_with, samples,
 };

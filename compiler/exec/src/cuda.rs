@@ -9,7 +9,7 @@ use std::rc::Rc;
 use futhark_cuda::runtime::device::device_count;
 use futhark_cuda::runtime::peer::{StreamMark, TimedMark};
 use futhark_cuda::runtime::{DeviceBuffer, Gpu, nvrtc};
-use futhark_cuda::{GeneratedKernel, generate_program};
+use futhark_cuda::{CodegenOptions, GeneratedKernel, TileConfig, generate_program_with};
 use futhark_ir::soacs::KernelDef;
 use futhark_ir::types::PrimType;
 use futhark_ir::{SegOp, Size};
@@ -77,6 +77,8 @@ fn backend_err(e: impl std::fmt::Display) -> ExecError {
 /// Kernels on one GPU: one device of a [`CudaBackend`].
 pub struct CudaDevice {
     gpu: Gpu,
+    /// How kernels are generated for this device (tiling, tile shapes, fma).
+    codegen: CodegenOptions,
     /// Per kernel program: its generated kernels, in launch order, named uniquely.
     generated: HashMap<String, Rc<[GeneratedKernel]>>,
     /// Per kernel program, worked out at its first launch: what each launch needs.
@@ -103,8 +105,10 @@ impl CudaDevice {
             return Err(ExecError::Backend(reason));
         }
         let gpu = Gpu::open_with(ordinal, &options.cuda).map_err(backend_err)?;
+        let codegen = codegen_options(&options.cuda, gpu.info.max_shared_per_block);
         Ok(CudaDevice {
             gpu,
+            codegen,
             generated: HashMap::new(),
             layouts: HashMap::new(),
             freed: Rc::new(RefCell::new(Vec::new())),
@@ -190,6 +194,24 @@ impl Layout {
     }
 }
 
+/// The code generator's choices for a device: tiled contractions as `options` say, with
+/// their shapes from the override or from the device (64×64 tiles where a block has less
+/// than 32 KiB of shared memory; 128×128×8 with 8×8 per thread otherwise).
+fn codegen_options(options: &futhark_options::CudaOptions, shared: usize) -> CodegenOptions {
+    let mut tile = TileConfig {
+        enabled: options.tiling,
+        fma: options.tile_fma,
+        ..TileConfig::default()
+    };
+    if shared < 32 * 1024 {
+        (tile.bm, tile.bn, tile.tm, tile.tn) = (64, 64, 4, 4);
+    }
+    if let Some([bm, bn, bk, tm, tn]) = options.tile_shape {
+        (tile.bm, tile.bn, tile.bk, tile.tm, tile.tn) = (bm, bn, bk, tm, tn);
+    }
+    CodegenOptions { tile }
+}
+
 /// Bytes for `len` elements: at least one element, as `Gpu::run` expects every array to
 /// have room for one (a shapeless array is one element) and zero-byte allocations are
 /// avoided.
@@ -221,7 +243,7 @@ impl Backend for CudaDevice {
             for k in &mut kp.kernels {
                 k.name = c_name(&format!("{}_{}", kd.name, k.name));
             }
-            let gks = generate_program(&kp)
+            let gks = generate_program_with(&kp, &self.codegen)
                 .map_err(|e| ExecError::Unsupported(format!("kernel `{}`: {e}", kd.name)))?;
             generated.push((kd.name.clone(), gks));
         }
@@ -384,6 +406,12 @@ impl Backend for CudaDevice {
             launches: 0,
             total_ms: 0.0,
             bytes: self.downloaded,
+        });
+        out.push(KernelProfile {
+            name: "(peak device memory)".into(),
+            launches: 0,
+            total_ms: 0.0,
+            bytes: self.gpu.alloc.peak_bytes as u64,
         });
         Ok(out)
     }

@@ -142,13 +142,20 @@ impl<B: Backend> Executor<B> {
     }
 
     fn stm(&mut self, stm: &Stm, env: &mut Env<B::Buf>) -> Result<()> {
-        let vals = self.exp(&stm.exp, &stm.pat, env).map_err(|e| {
-            // An error leaving a call (one `inline` kept: recursion) gains the call's frame.
-            if matches!(stm.exp, Exp::Apply { .. }) {
-                e.called_from(stm.loc.as_deref())
-            } else {
-                e.located(stm.loc.as_deref())
+        let vals = self.exp(&stm.exp, &stm.pat, env).map_err(|e| match e {
+            // A device failure (out of memory) names the statement that asked for it.
+            ExecError::Backend(m) if matches!(stm.exp, Exp::Launch(_)) => {
+                let names: Vec<&str> = stm.pat.elems.iter().map(|p| p.name.as_str()).collect();
+                let at = stm
+                    .loc
+                    .as_deref()
+                    .map(|l| format!(" at {}", futhark_ir::loc::position(l)))
+                    .unwrap_or_default();
+                ExecError::Backend(format!("{m}, computing `{}`{at}", names.join(", ")))
             }
+            // An error leaving a call (one `inline` kept: recursion) gains the call's frame.
+            e if matches!(stm.exp, Exp::Apply { .. }) => e.called_from(stm.loc.as_deref()),
+            e => e.located(stm.loc.as_deref()),
         })?;
         bind_pat(&stm.pat, vals, env)
     }
@@ -627,7 +634,10 @@ impl<B: Backend> Executor<B> {
                         d
                     }
                 },
-                KernelArg::Out => self.backend.alloc(decl.elem, need)?,
+                KernelArg::Out => self
+                    .backend
+                    .alloc(decl.elem, need)
+                    .map_err(|e| allocating(e, &decl.name, shape, decl.elem, &l.kernel))?,
                 KernelArg::InOut(name) => {
                     let a = self.array(name, env)?;
                     env.remove(name);
@@ -818,4 +828,18 @@ pub(crate) fn fill_message(msg: &str, values: &[PrimValue]) -> String {
         .map(|v| futhark_ir::soacs::message::show(*v))
         .collect();
     futhark_ir::soacs::message::fill(msg, &shown)
+}
+
+/// An allocation failure of a launch's output, naming the array, its shape and the kernel.
+fn allocating(e: ExecError, array: &str, shape: &[i64], elem: PrimType, kernel: &str) -> ExecError {
+    match e {
+        ExecError::Backend(m) => {
+            let dims: String = shape.iter().map(|d| format!("[{d}]")).collect();
+            ExecError::Backend(format!(
+                "{m}: the array `{array}` ({dims}{}) written by kernel `{kernel}`",
+                elem.name()
+            ))
+        }
+        e => e,
+    }
 }

@@ -9,7 +9,9 @@
 //!
 //! Loops inside the lambda that can move out of the map, and array operations that lift
 //! out of it, are pieces of their own (`interchange.rs`). Maps whose SOACs are only
-//! reductions get two versions chosen at run time (`versions.rs`).
+//! reductions get two versions chosen at run time (`versions.rs`); inside another map, a
+//! contraction (one reduction of a row of the map's input with an array from outside it)
+//! is always distributed, so that the nest becomes a segmented reduction that is tiled.
 
 use std::collections::{HashMap, HashSet};
 
@@ -23,7 +25,7 @@ use crate::util::inner_bodies_mut;
 
 mod versions;
 
-use versions::version_reductions;
+use versions::{contraction, version_reductions};
 
 /// The `distribute` pass.
 pub fn distribute(mut prog: Program) -> Program {
@@ -41,9 +43,17 @@ fn body(b: &mut Body, ns: &mut NameSource, host: bool) {
     for mut stm in stms {
         let inner_host = host && matches!(stm.exp, Exp::If { .. } | Exp::Loop { .. });
         inner_bodies_mut(&mut stm.exp, &mut |bb| body(bb, ns, inner_host));
+        // Distributing the lambda may have made invariant views (`rearrange` of an array
+        // from outside, lifted out of an inner map): out in front, not replicated per row.
+        b.stms.extend(crate::simplify::hoist_invariant(&mut stm));
+        let versions = |stm: &Stm, ns: &mut NameSource| match host {
+            true => version_reductions(stm, ns, false),
+            false if contraction(stm) => version_reductions(stm, ns, true),
+            false => None,
+        };
         match distribute_map(&stm, ns, host) {
             Some(new) => b.stms.extend(new),
-            None => match host.then(|| version_reductions(&stm, ns)).flatten() {
+            None => match versions(&stm, ns) {
                 Some(new) => b.stms.extend(new),
                 None => b.stms.push(stm),
             },

@@ -257,11 +257,25 @@ impl Simplifier {
 /// values known outside (`n - 1` of an inlined call), is then known before a kernel
 /// starts. Only operations that cannot fail move (no integer division by a non-constant),
 /// so a body that never runs fails the same; other scalars stay where they are used.
-fn hoist_invariant(stm: &mut Stm) -> Vec<Stm> {
+/// Invariant `rearrange`s (views, which cannot fail) move too, with the scalars they need.
+pub(crate) fn hoist_invariant(stm: &mut Stm) -> Vec<Stm> {
     let mut out = Vec::new();
     let mut take = |body: &mut Body, bound: HashSet<Name>| {
         let mut sizes = HashSet::new();
         dims_in_body(body, &mut sizes);
+        // Invariant transpositions are views: hoisted, the array is rearranged once (kernel
+        // extraction reads through the view) instead of being replicated per row when the
+        // map is distributed (matmul's `transpose b` made an n×p×m array). Only where
+        // nothing in the body consumes an array, so no iteration updates the shared view.
+        let views = !consumes_deep(body);
+        if views {
+            sizes.extend(
+                body.stms
+                    .iter()
+                    .filter(|s| matches!(s.exp, Exp::Rearrange { .. }))
+                    .flat_map(|s| s.pat.elems.iter().map(|p| p.name.clone())),
+            );
+        }
         if sizes.is_empty() {
             return;
         }
@@ -284,8 +298,8 @@ fn hoist_invariant(stm: &mut Stm) -> Vec<Stm> {
             let movable = s.pat.ctx.is_empty()
                 && s.pat.elems.len() == 1
                 && sizes.contains(&s.pat.elems[0].name)
-                && !s.pat.elems[0].ty.is_array()
-                && cannot_fail(&s.exp)
+                && (!s.pat.elems[0].ty.is_array() || matches!(s.exp, Exp::Rearrange { .. }))
+                && (cannot_fail(&s.exp) || matches!(s.exp, Exp::Rearrange { .. }))
                 && uses_in_exp(&s.exp).iter().all(|v| !inner.contains(v));
             if movable {
                 inner.remove(&s.pat.elems[0].name);
@@ -353,6 +367,28 @@ fn dims_in_body(b: &Body, out: &mut HashSet<Name>) {
             _ => {}
         }
     }
+}
+
+/// Whether anything in a body (nested bodies included) may consume an array: in-place
+/// updates, histograms, scatters, loops (which may consume their parameters' initial values)
+/// and calls.
+fn consumes_deep(b: &Body) -> bool {
+    b.stms.iter().any(|s| match &s.exp {
+        Exp::Update(..)
+        | Exp::Apply { .. }
+        | Exp::Loop { .. }
+        | Exp::Soac(futhark_ir::soacs::Soac::Hist { .. })
+        | Exp::Soac(futhark_ir::soacs::Soac::Scatter { .. }) => true,
+        Exp::If {
+            then_body,
+            else_body,
+            ..
+        } => consumes_deep(then_body) || consumes_deep(else_body),
+        Exp::Soac(soac) => crate::util::soac_lambdas(soac)
+            .iter()
+            .any(|l| consumes_deep(&l.body)),
+        _ => false,
+    })
 }
 
 /// Whether evaluating a scalar expression can never fail.

@@ -54,6 +54,16 @@ pub(crate) fn from_vars(var: impl Fn(&str) -> Option<String>) -> (Options, Optio
     cuda.nvrtc_threads = var("FUTHARK_NVRTC_THREADS")
         .and_then(|v| v.trim().parse::<usize>().ok())
         .filter(|&n| n > 0);
+    cuda.tiling = !is("FUTHARK_TILING", &["0", "off", "false"]);
+    cuda.tile_fma = !is("FUTHARK_TILE_FMA", &["0", "off", "false"]);
+    cuda.tile_shape = var("FUTHARK_TILE").and_then(|v| {
+        let parts: Vec<u32> = v
+            .trim()
+            .split('x')
+            .map(|p| p.parse().ok())
+            .collect::<Option<_>>()?;
+        <[u32; 5]>::try_from(parts).ok()
+    });
     cuda.kernel_cache = var("XDG_CACHE_HOME")
         .map(PathBuf::from)
         .filter(|p| p.is_absolute())
@@ -122,6 +132,9 @@ mod tests {
             ("FUTHARK_HIST_SHARED", "49152"),
             ("FUTHARK_HIST_PASSES", "8"),
             ("FUTHARK_HIST_MEMORY", "global"),
+            ("FUTHARK_TILING", "0"),
+            ("FUTHARK_TILE_FMA", "off"),
+            ("FUTHARK_TILE", "64x64x16x4x4"),
         ]);
         assert_eq!(err, None);
         assert_eq!(o.exec.gpus, Some(2));
@@ -135,6 +148,8 @@ mod tests {
         let hist = &o.exec.cuda.hist;
         assert_eq!((hist.block, hist.shared_bytes), (256, Some(49152)));
         assert_eq!((hist.max_passes, hist.shared), (8, Some(false)));
+        assert!(!o.exec.cuda.tiling && !o.exec.cuda.tile_fma);
+        assert_eq!(o.exec.cuda.tile_shape, Some([64, 64, 16, 4, 4]));
     }
 
     #[test]
@@ -146,6 +161,7 @@ mod tests {
             ("FUTHARK_HIST_BLOCK", "4096"),
             ("FUTHARK_HIST_PASSES", "none"),
             ("FUTHARK_HIST_MEMORY", "texture"),
+            ("FUTHARK_TILE", "64x64"),
         ]);
         assert_eq!(err, Some(EnvError::Gpus("zero".to_string())));
         assert_eq!(o.exec.gpus, None);

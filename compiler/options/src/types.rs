@@ -83,6 +83,17 @@ pub struct CudaOptions {
     /// Where compiled kernels are kept between runs (`$XDG_CACHE_HOME/futhark-rs/kernels`,
     /// else `~/.cache/futhark-rs/kernels`; `None`: no disk cache).
     pub kernel_cache: Option<PathBuf>,
+    /// Contractions (matmul, n-body: reductions whose reads are invariant to one parallel
+    /// dimension) get a block- and register-tiled kernel (`FUTHARK_TILING=0` turns it off).
+    pub tiling: bool,
+    /// Tiled sums of products fold with `fma`, one rounding per step instead of two
+    /// (`FUTHARK_TILE_FMA=0` turns it off): about twice the f32 throughput; results then
+    /// differ from the interpreter's within float tolerance, as the reference Futhark
+    /// compiler's do.
+    pub tile_fma: bool,
+    /// Tile shape override `[BM, BN, BK, TM, TN]` of 2-D tiled kernels
+    /// (`FUTHARK_TILE=128x128x8x8x8`); `None`: chosen from the device.
+    pub tile_shape: Option<[u32; 5]>,
     /// How histograms are launched (`FUTHARK_HIST_*`).
     pub hist: HistOptions,
 }
@@ -125,6 +136,9 @@ impl Default for CudaOptions {
             nvrtc_threads: None,
             kernel_cache: None,
             hist: HistOptions::default(),
+            tiling: true,
+            tile_fma: true,
+            tile_shape: None,
         }
     }
 }

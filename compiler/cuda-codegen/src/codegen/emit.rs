@@ -200,6 +200,13 @@ impl<'a> Emitter<'a> {
         e
     }
 
+    /// The same emitter with more scalar variables in scope (generator-made names).
+    pub fn with_vars(&self, vars: &[(Name, PrimType)]) -> Emitter<'a> {
+        let mut e = self.clone();
+        e.types.extend(vars.iter().cloned());
+        e
+    }
+
     fn var_ty(&self, v: &str) -> PrimType {
         if self.sizes.contains(v) {
             PrimType::I64

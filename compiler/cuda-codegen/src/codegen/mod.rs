@@ -11,7 +11,7 @@
 //! |---|---|---|
 //! | `SegMap` | 1 | grid-stride loop, 16-byte vector loads/stores on identity accesses |
 //! | `Scatter` | 1 | grid-stride loop, bounds-checked writes |
-//! | `SegRed` | block, warp, thread | per-thread accumulation, warp shuffles, block tree; several blocks per segment finish with a last-block reduction of their partials (in order) |
+//! | `SegRed` | block, warp, thread (+ tiled) | per-thread accumulation, warp shuffles, block tree; several blocks per segment finish with a last-block reduction of their partials (in order); contractions (matmul, n-body) also get a block- and register-tiled entry (`tile.rs`) |
 //! | `SegScan` | look-back (+ thread) | single-pass decoupled look-back over tiles; segments as flags in the operator |
 //! | `SegHist` | shared, global (+ pack, unpack) | shared-memory subhistograms (in passes over chunks of buckets when large) merged with global updates, or global updates; native atomics, CAS loops (packed pairs) or locks per operator |
 
@@ -21,6 +21,9 @@ pub mod prelude;
 pub mod prims;
 pub mod reduce;
 pub mod scan;
+pub mod tile;
+
+pub use tile::{TileConfig, TilePlan};
 
 /// The longest segment a segmented scan's warp entry takes: 32 lanes of
 /// [`WARP_SCAN_ITEMS`] elements each.
@@ -76,6 +79,9 @@ pub struct RedPlan {
     pub commutative: bool,
     /// Dynamic shared memory of the block entry.
     pub block_shared: usize,
+    /// The block- and register-tiled entries of a contraction (`tile.rs`), largest tiles
+    /// first, when the reduction has that shape.
+    pub tiled: Vec<TilePlan>,
 }
 
 /// How the runtime launches a scan.
@@ -148,7 +154,11 @@ impl LaunchPlan {
     pub fn entries(&self) -> Vec<&str> {
         match self {
             LaunchPlan::Map { entry, .. } => vec![entry],
-            LaunchPlan::Red(r) => vec![&r.block_entry, &r.warp_entry, &r.thread_entry],
+            LaunchPlan::Red(r) => {
+                let mut v = vec![r.block_entry.as_str(), &r.warp_entry, &r.thread_entry];
+                v.extend(r.tiled.iter().map(|t| t.entry.as_str()));
+                v
+            }
             LaunchPlan::Scan(s) => {
                 let mut v = vec![s.lookback_entry.as_str()];
                 v.extend(s.thread_entry.as_deref());
@@ -220,12 +230,27 @@ impl GeneratedKernel {
     }
 }
 
-/// Type-checks a program and generates CUDA for each of its kernels.
+/// Choices of the code generator (configuration as a value; the runtime builds it from
+/// `CudaOptions`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct CodegenOptions {
+    pub tile: TileConfig,
+}
+
+/// Type-checks a program and generates CUDA for each of its kernels (default options).
 pub fn generate_program(prog: &KernelProgram) -> Result<Vec<GeneratedKernel>, CodegenError> {
+    generate_program_with(prog, &CodegenOptions::default())
+}
+
+/// [`generate_program`] with the given options.
+pub fn generate_program_with(
+    prog: &KernelProgram,
+    options: &CodegenOptions,
+) -> Result<Vec<GeneratedKernel>, CodegenError> {
     futhark_ir::check_program(prog)?;
     prog.kernels
         .iter()
-        .map(|k| generate_kernel(prog, k))
+        .map(|k| generate_kernel_with(prog, k, options))
         .collect()
 }
 
@@ -234,10 +259,19 @@ pub fn generate_kernel(
     prog: &KernelProgram,
     kernel: &Kernel,
 ) -> Result<GeneratedKernel, CodegenError> {
+    generate_kernel_with(prog, kernel, &CodegenOptions::default())
+}
+
+/// [`generate_kernel`] with the given options.
+pub fn generate_kernel_with(
+    prog: &KernelProgram,
+    kernel: &Kernel,
+    options: &CodegenOptions,
+) -> Result<GeneratedKernel, CodegenError> {
     match &kernel.op {
         SegOp::Map(m) => prims::gen_map(prog, kernel, m),
         SegOp::Scatter(s) => prims::gen_scatter(prog, kernel, s),
-        SegOp::Red(r) => reduce::gen_red(prog, kernel, r),
+        SegOp::Red(r) => reduce::gen_red(prog, kernel, r, &options.tile),
         SegOp::Scan(s) => scan::gen_scan(prog, kernel, s),
         SegOp::Hist(h) => hist::gen_hist(prog, kernel, h),
     }

@@ -44,6 +44,7 @@ pub fn gen_red(
     prog: &KernelProgram,
     kernel: &Kernel,
     red: &SegRed,
+    tiles: &super::TileConfig,
 ) -> Result<GeneratedKernel, CodegenError> {
     let name = &kernel.name;
     let em = Emitter::for_kernel(prog, kernel);
@@ -285,6 +286,7 @@ pub fn gen_red(
     let _ = writeln!(src, "    }}");
     src.push_str(&store("fut_acc", "    "));
     let _ = writeln!(src, "  }}\n}}");
+    let tiled = super::tile::gen_tiled_all(prog, kernel, red, tiles, &mut src);
 
     let block_shared = 16
         + 32 * acc_size
@@ -307,6 +309,7 @@ pub fn gen_red(
             block_size: b,
             commutative,
             block_shared,
+            tiled,
         }),
     ))
 }

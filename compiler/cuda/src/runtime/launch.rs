@@ -18,7 +18,7 @@ use super::error::{CudaError, Result};
 use super::nvrtc;
 use super::timing::KernelStats;
 use crate::codegen::scan::warp_slot;
-use crate::codegen::{GeneratedKernel, LaunchPlan, WARP_SCAN_MAX};
+use crate::codegen::{GeneratedKernel, LaunchPlan, TilePlan, WARP_SCAN_MAX};
 
 mod hist;
 
@@ -599,6 +599,35 @@ impl Gpu {
                 let len = eval(&r.inner);
                 if segs == 0 {
                     return Ok(vec![]);
+                }
+                // A contraction runs tiled: with the largest tiles that make a block per
+                // multiprocessor, else the largest that make half as many (or any, for a
+                // short `k`). Tiles must be a quarter filled (a batch of 3×3 products keeps
+                // the thread and warp entries), and a few long reductions keep the block
+                // entry's parallelism.
+                let choice = |t: &TilePlan| {
+                    let (rows, cols) = (eval(&t.rows), t.cols.as_ref().map(eval).unwrap_or(1));
+                    let per_batch = div_up(rows, t.bm as i64) * div_up(cols, t.bn as i64);
+                    let tiles = prod(&t.batch) * per_batch;
+                    let filled = 4 * rows * cols >= per_batch * (t.bm * t.bn) as i64;
+                    (filled && tiles <= MAX_GRID as i64).then_some(tiles)
+                };
+                let full = |t: &&TilePlan| choice(t).is_some_and(|n| n >= sms as i64);
+                let half =
+                    |t: &&TilePlan| choice(t).is_some_and(|n| n >= (sms as i64) / 2 || len < 1024);
+                if let Some(t) = r
+                    .tiled
+                    .iter()
+                    .find(full)
+                    .or_else(|| r.tiled.iter().find(half))
+                {
+                    return Ok(vec![Launch {
+                        entry: t.entry.clone(),
+                        grid: choice(t).unwrap_or(0) as u32,
+                        block: t.threads,
+                        shared: t.shared,
+                        extra: vec![],
+                    }]);
                 }
                 let b = r.block_size;
                 if segs == 1 || len >= 8192 {

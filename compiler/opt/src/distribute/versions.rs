@@ -56,14 +56,16 @@ fn ends_in_only_soac(lam: &Lambda) -> bool {
 
 /// A map statement (in host code) whose lambda's SOACs are all reductions, as a branch on
 /// its width between the distributed version (segmented reductions) and the map itself.
-pub(super) fn version_reductions(stm: &Stm, ns: &mut NameSource) -> Option<Vec<Stm>> {
+/// With `always`, the distributed version only, whatever the width (a contraction inside
+/// another map: see [`contraction`]).
+pub(super) fn version_reductions(stm: &Stm, ns: &mut NameSource, always: bool) -> Option<Vec<Stm>> {
     let Exp::Soac(Soac::Map { w, lam, arrs }) = &stm.exp else {
         return None;
     };
     if !stm.pat.ctx.is_empty() || ends_in_only_soac(lam) {
         return None;
     }
-    if w.as_i64().is_some_and(|c| c >= SEGRED_MAX_OUTER) {
+    if !always && w.as_i64().is_some_and(|c| c >= SEGRED_MAX_OUTER) {
         return None;
     }
     let reds: Vec<usize> = (0..lam.body.stms.len())
@@ -198,7 +200,14 @@ pub(super) fn version_reductions(stm: &Stm, ns: &mut NameSource) -> Option<Vec<S
             .collect()
     } else {
         let (l, inputs) = piece(rest, lam.body.result.clone(), lam.ret.clone(), &carried, ns)?;
-        let (pat, res) = fresh_binders(&stm.pat, ns);
+        // Without the other version, the last map binds the statement's own names (a copy
+        // of its results would become a kernel of its own inside another map).
+        let (pat, res) = if always {
+            let res = stm.pat.elems.iter().map(|p| SubExp::Var(p.name.clone()));
+            (stm.pat.clone(), res.collect())
+        } else {
+            fresh_binders(&stm.pat, ns)
+        };
         then_stms.push(Stm::new(
             pat,
             Exp::Soac(Soac::Map {
@@ -210,7 +219,7 @@ pub(super) fn version_reductions(stm: &Stm, ns: &mut NameSource) -> Option<Vec<S
         res
     };
     let then_body = Body::new(then_stms, then_result);
-    if w.as_i64().is_some() {
+    if always || w.as_i64().is_some() {
         // A known width below the threshold: the distributed version only.
         return Some(bind_body(stm, then_body));
     }
@@ -245,11 +254,40 @@ pub(super) fn version_reductions(stm: &Stm, ns: &mut NameSource) -> Option<Vec<S
     ])
 }
 
+/// Whether a map (inside another map's lambda) holds one reduction, with scalar statements
+/// around it, that reads a row of the map's own input and an array from outside the map:
+/// a contraction such as `alpha * sum (map2 (*) arow bcol) + beta * c` (sgemm). Distributed
+/// (a map of the reduction, then a map of the rest), the nest with the outer map is a
+/// segmented reduction the code generator tiles, where kept whole each thread would run
+/// its reduction sequentially, untiled.
+pub(super) fn contraction(stm: &Stm) -> bool {
+    let Exp::Soac(Soac::Map { lam, .. }) = &stm.exp else {
+        return false;
+    };
+    let params: HashSet<&Name> = lam.params.iter().map(|p| &p.name).collect();
+    let mut bound: HashSet<&Name> = params.clone();
+    for s in &lam.body.stms {
+        bound.extend(s.pat.names());
+    }
+    let mut soacs = lam.body.stms.iter().filter(|s| is_soac(s));
+    let (Some(red), None) = (soacs.next(), soacs.next()) else {
+        return false;
+    };
+    let Exp::Soac(Soac::Reduce { arrs, .. }) = &red.exp else {
+        return false;
+    };
+    red.pat.elems.iter().all(|p| !p.ty.is_array())
+        && arrs.iter().any(|a| params.contains(a))
+        && arrs.iter().any(|a| !bound.contains(a))
+}
+
 /// The statements of `b` followed by binding `stm`'s pattern to its results.
 fn bind_body(stm: &Stm, b: Body) -> Vec<Stm> {
     let mut out = b.stms;
     for (p, r) in stm.pat.elems.iter().zip(b.result) {
-        out.push(Stm::new(Pat::new(vec![p.clone()]), Exp::SubExp(r)));
+        if r.as_var() != Some(&p.name) {
+            out.push(Stm::new(Pat::new(vec![p.clone()]), Exp::SubExp(r)));
+        }
     }
     out
 }
