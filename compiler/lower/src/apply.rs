@@ -26,49 +26,6 @@ use crate::state::{Lowerer, Spec};
 use crate::types::{unify, vty_of};
 use crate::value::{Closure, Ctx, Def, Inst, TSubst, VTy, Value};
 
-/// Whether `vb` only forwards its parameters to a function or operator: `def (|>) x f =
-/// f x`, `def f x y = g x y`, `def f x y = x / y`. The interpreter rewrites calls of such
-/// functions into the call or operation they make, so they add no frame of their own to a
-/// backtrace, and a built-in operator's error is located at the call.
-fn forwards(vb: &futhark_syntax::ast::ValBind) -> bool {
-    fn var(e: &futhark_syntax::ast::Exp) -> Option<&str> {
-        match &e.kind {
-            ExpKind::Var(q) if q.quals.is_empty() => Some(q.name.name.as_str()),
-            ExpKind::Parens(x) => var(x),
-            _ => None,
-        }
-    }
-    let mut body = &vb.body;
-    while let ExpKind::Parens(x) = &body.kind {
-        body = x;
-    }
-    let Some(params) = vb
-        .params
-        .iter()
-        .map(|p| p.simple_name().map(|n| n.name.as_str()))
-        .collect::<Option<Vec<&str>>>()
-    else {
-        return false;
-    };
-    if let ExpKind::BinOp { lhs, rhs, .. } = &body.kind {
-        return params.len() == 2 && var(lhs) == Some(params[0]) && var(rhs) == Some(params[1]);
-    }
-    let ExpKind::Apply(f, args) = &body.kind else {
-        return false;
-    };
-    let Some(args) = args.iter().map(var).collect::<Option<Vec<&str>>>() else {
-        return false;
-    };
-    let Some(f) = var(f) else {
-        return false;
-    };
-    match (params.as_slice(), args.as_slice()) {
-        // A pipe: one parameter applied to the other.
-        ([a, b], [x]) => (f == *b && x == a) || (f == *a && x == b),
-        _ => !params.contains(&f) && args == params,
-    }
-}
-
 /// How many arguments an intrinsic takes before it acts.
 fn intrinsic_arity(name: &str) -> usize {
     match name {
@@ -151,7 +108,7 @@ impl<'a> Lowerer<'a> {
         }
         let rest = args.split_off(arity);
         let r = match c.as_ref() {
-            Closure::Def(d, inst) if frame && forwards(d.vb) => {
+            Closure::Def(d, inst) if frame && crate::frames::forwards(d.vb) => {
                 // The call the body makes is at this application; an operator's
                 // run-time error too, when the body is a built-in operator.
                 // Inlined, not specialised, so that the override reaches its body.
