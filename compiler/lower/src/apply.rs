@@ -492,8 +492,7 @@ impl<'a> Lowerer<'a> {
         // The call's location is the stack of frames at it (its own site on top when
         // the source applies the function; none when an intrinsic does): the `inline`
         // pass and the host add it to the backtrace of an error inside the function.
-        let call_loc: Vec<&str> = self.frames.iter().rev().map(|f| &**f).collect();
-        let call_loc = call_loc.join("\n");
+        let call_loc = self.frames_text();
         let outer_loc = self.loc.take();
         self.loc = (!call_loc.is_empty()).then(|| call_loc.into());
         let outs = self.bind_ext(

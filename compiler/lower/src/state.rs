@@ -123,11 +123,25 @@ impl<'a> Lowerer<'a> {
     /// first (see `futhark_ir::loc`).
     pub fn location_with_frames(&self, span: Span) -> String {
         let mut loc = self.location(span);
-        for f in self.frames.iter().rev().take(futhark_ir::loc::MAX_FRAMES) {
+        let frames = self.frames_text();
+        if !frames.is_empty() {
             loc.push('\n');
-            loc.push_str(f);
+            loc.push_str(&frames);
         }
         loc
+    }
+
+    /// The frames of the calls being inlined, innermost first, one per line (empty when
+    /// there are none).
+    pub fn frames_text(&self) -> String {
+        let frames: Vec<&str> = self
+            .frames
+            .iter()
+            .rev()
+            .take(futhark_ir::loc::MAX_FRAMES)
+            .map(|f| &**f)
+            .collect();
+        frames.join("\n")
     }
 
     /// Runs `f` (lowering the body of a function called at `span`) with that call on the

@@ -73,13 +73,8 @@ pub(crate) fn compiled_error(
     let Some(at) = span_of(loc) else {
         return program_error(msg);
     };
-    let mut d = Diagnostic::error("runtime-error", at, text.to_string());
-    // As `runtime_error` labels the interpreter's frames.
-    for (i, f) in frames.iter().enumerate().skip(1) {
-        if let Some(s) = span_of(f) {
-            d = d.with_label(s, format!("called from here (#{i})"));
-        }
-    }
+    let d = Diagnostic::error("runtime-error", at, text.to_string());
+    let d = label_frames(d, frames.iter().map(|f| span_of(f)));
     CellError::from_diagnostics(ErrorKind::Runtime, vec![d])
 }
 
@@ -126,11 +121,20 @@ pub(crate) fn runtime_error(e: RuntimeError) -> CellError {
     let Some(span) = e.span else {
         return CellError::message(ErrorKind::Runtime, e.message);
     };
-    let mut d = Diagnostic::error("runtime-error", span, e.message.clone());
-    for (i, s) in e.backtrace.iter().enumerate().skip(1) {
-        d = d.with_label(*s, format!("called from here (#{i})"));
-    }
+    let d = Diagnostic::error("runtime-error", span, e.message.clone());
+    let d = label_frames(d, e.backtrace.iter().map(|s| Some(*s)));
     CellError::from_diagnostics(ErrorKind::Runtime, vec![d])
+}
+
+/// Labels a run-time error's backtrace frames (innermost first; `None`: a frame with no
+/// span here) on its diagnostic, interpreted and compiled alike. Frame #0 is left out.
+fn label_frames(mut d: Diagnostic, frames: impl Iterator<Item = Option<Span>>) -> Diagnostic {
+    for (i, s) in frames.enumerate().skip(1) {
+        if let Some(s) = s {
+            d = d.with_label(s, format!("called from here (#{i})"));
+        }
+    }
+    d
 }
 
 /// Errors fail the cell; warnings are kept for the report.

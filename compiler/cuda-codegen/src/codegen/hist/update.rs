@@ -176,28 +176,7 @@ pub fn helpers(name: &str, tys: &[PrimType], binop: Option<BinOp>) -> String {
     let mut s = String::new();
     let k = kind(tys);
     let acc = format!("{name}_acc");
-    // Shared memory.
-    let _ = writeln!(s, "struct {name}_sh {{");
-    match k {
-        Kind::Single => {
-            let _ = writeln!(s, "  {}* c0;", reg_ty(slot_ty(tys[0])));
-        }
-        Kind::Packed => {
-            let _ = writeln!(s, "  u64* w;");
-        }
-        Kind::Locked => {
-            for (i, t) in tys.iter().enumerate() {
-                let _ = writeln!(s, "  {}* c{i};", reg_ty(slot_ty(*t)));
-            }
-            let _ = writeln!(s, "  u32* lk;");
-        }
-    }
-    let _ = writeln!(s, "}};");
-    // Carves `n` buckets out of `base`, each array 8-byte aligned.
-    let _ = writeln!(
-        s,
-        "static __device__ __forceinline__ {name}_sh {name}_sh_carve(char* base, i64 n) {{\n  {name}_sh r;\n  i64 off = 0;"
-    );
+    // Shared memory: one array per field.
     let fields: Vec<(String, &str)> = match k {
         Kind::Single => vec![("c0".into(), reg_ty(slot_ty(tys[0])))],
         Kind::Packed => vec![("w".into(), "u64")],
@@ -208,6 +187,16 @@ pub fn helpers(name: &str, tys: &[PrimType], binop: Option<BinOp>) -> String {
             .chain([("lk".to_string(), "u32")])
             .collect(),
     };
+    let _ = writeln!(s, "struct {name}_sh {{");
+    for (f, t) in &fields {
+        let _ = writeln!(s, "  {t}* {f};");
+    }
+    let _ = writeln!(s, "}};");
+    // Carves `n` buckets out of `base`, each array 8-byte aligned.
+    let _ = writeln!(
+        s,
+        "static __device__ __forceinline__ {name}_sh {name}_sh_carve(char* base, i64 n) {{\n  {name}_sh r;\n  i64 off = 0;"
+    );
     for (f, t) in &fields {
         let _ = writeln!(
             s,
