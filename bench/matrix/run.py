@@ -134,7 +134,9 @@ def main():
                 return ok, why
         io_bytes = sum(a.nbytes for a in arrays) + out_bytes
         jt = None
-        plans = [(g, "auto") for g in gpus_list] + [(g, "always") for g in gpus_list if g > 1]
+        plans = [(g, "auto") for g in gpus_list]
+        if os.environ.get("MATRIX_ALWAYS"):  # also `--split always` (the cost model's check)
+            plans += [(g, "always") for g in gpus_list if g > 1]
         for g, split in plans:
             if g > NGPU:
                 continue
@@ -171,7 +173,7 @@ def main():
         a = rng.standard_normal((n, n), dtype=np.float32)
         b = rng.standard_normal((n, n), dtype=np.float32)
         want = (a.astype(np.float64) @ b.astype(np.float64)).astype(np.float32)
-        gl = (1, 2) if n == 8192 else (1,)
+        gl = (1, 2, 4) if n == 8192 else (1,)
         case(f"matmul {n}", "matmul", [a, b], [want], mm, 2.0 * n ** 3, gl,
              runs=10 if n < 8192 else 5)
     if os.environ.get("MATRIX_MATMUL_ONLY"):
@@ -183,7 +185,7 @@ def main():
         a = rng.standard_normal((n, n), dtype=np.float32)
         b = rng.standard_normal((n, n), dtype=np.float32)
         want = np.asarray(jax.jit(mm)(a, b))
-        case(f"matmul {n}", "matmul", [a, b], [want], None, 2.0 * n ** 3, (1, 2), runs=3)
+        case(f"matmul {n}", "matmul", [a, b], [want], None, 2.0 * n ** 3, (1, 2, 4), runs=3)
         del a, b, want
     n = 16384
     a = rng.standard_normal((n, n), dtype=np.float32)

@@ -196,11 +196,14 @@ impl Layout {
 
 /// The code generator's choices for a device: tiled contractions as `options` say, with
 /// their shapes from the override or from the device (64×64 tiles where a block has less
-/// than 32 KiB of shared memory; 128×128×8 with 8×8 per thread otherwise).
+/// than 32 KiB of shared memory; 128×128×16 with 8×8 per thread otherwise).
 fn codegen_options(options: &futhark_options::CudaOptions, shared: usize) -> CodegenOptions {
     let mut tile = TileConfig {
         enabled: options.tiling,
         fma: options.tile_fma,
+        min_blocks: options.tile_tune.min_blocks,
+        group: options.tile_tune.group,
+        full_fast: options.tile_tune.full_fast,
         ..TileConfig::default()
     };
     if shared < 32 * 1024 {

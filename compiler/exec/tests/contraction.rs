@@ -365,6 +365,14 @@ mod gpu {
                 tn: 4,
                 ..TileConfig::default()
             },
+            // The tuning knobs: grouped launch order, a register cap, the bound-free
+            // fold of full slices.
+            TileConfig {
+                min_blocks: 2,
+                group: 8,
+                full_fast: true,
+                ..TileConfig::default()
+            },
         ];
         // Each kernel and its husk piece (what each GPU runs of a split launch: rows of
         // `d0` partitioned, the other operand whole).
@@ -397,6 +405,20 @@ mod gpu {
     #[ignore = "needs a GPU"]
     fn gpu_tiled_contractions_match_the_interpreter() {
         cases(&ExecOptions::default());
+    }
+
+    /// The tuning knobs (`FUTHARK_TILE_TUNE`) and a deeper `k` slice compute the same.
+    #[test]
+    #[ignore = "needs a GPU"]
+    fn gpu_tuned_tiles_match_the_interpreter() {
+        let mut o = ExecOptions::default();
+        o.cuda.tile_shape = Some([128, 128, 16, 8, 8]);
+        o.cuda.tile_tune = futhark_options::TileTune {
+            min_blocks: 2,
+            group: 8,
+            full_fast: true,
+        };
+        cases(&o);
     }
 
     #[test]

@@ -296,6 +296,9 @@ impl Aligned {
 /// How one read indexes its array.
 enum Access {
     Flat,
+    /// At the point's flat index of an array whose dimensions the program names otherwise
+    /// than the space's; the pairs must be equal at run time.
+    FlatEq(Vec<(Size, Size)>),
     /// Within the row of the point's first index; the strides must equal these dimensions.
     Row(Vec<(Size, Size)>),
     Other,
@@ -317,10 +320,22 @@ fn aligned_inputs(prog: &KernelProgram, kernel: &Kernel, writes: &[Name]) -> Ali
     let mut note = |e: &Exp| {
         e.for_each_read(&mut |a, idx| {
             let access = match prog.array(a) {
-                Some(d)
-                    if d.shape.iter().collect::<Vec<_>>() == shape && space.is_flat_index(idx) =>
-                {
-                    Access::Flat
+                // Shaped like the space, perhaps with other size names (`xs: [n_3]` read
+                // at the point of a space over `n_1`, the checker having asserted
+                // `n_3 == n_1`): equal at run time, which the launch checks.
+                Some(d) if d.shape.len() == shape.len() && space.is_flat_index(idx) => {
+                    let eq: Vec<(Size, Size)> = d
+                        .shape
+                        .iter()
+                        .zip(&shape)
+                        .filter(|(a, b)| a != *b)
+                        .map(|(a, b)| (a.clone(), (*b).clone()))
+                        .collect();
+                    if eq.is_empty() {
+                        Access::Flat
+                    } else {
+                        Access::FlatEq(eq)
+                    }
                 }
                 Some(d) if d.shape.first() == Some(split) => {
                     row_strides(prog, idx, g0, &d.shape).map_or(Access::Other, Access::Row)
@@ -351,21 +366,23 @@ fn aligned_inputs(prog: &KernelProgram, kernel: &Kernel, writes: &[Name]) -> Ali
         }
         let mut equal = Vec::new();
         for acc in mine() {
-            if let Access::Row(eq) = acc {
+            if let Access::Row(eq) | Access::FlatEq(eq) = acc {
                 equal.extend(eq.iter().cloned());
             }
         }
-        if mine().all(|acc| matches!(acc, Access::Flat)) {
+        if mine().all(|acc| matches!(acc, Access::Flat | Access::FlatEq(_))) {
             out.flat.push(a.clone());
         } else if let Some(d) = prog.array(a) {
             let row_len = d.shape[1..]
                 .iter()
                 .fold(Exp::i64(1), |acc, s| acc.times(s.to_exp()));
             out.rows.push((a.clone(), row_len));
-            for e in equal {
-                if !out.equal.contains(&e) {
-                    out.equal.push(e);
-                }
+        } else {
+            continue;
+        }
+        for e in equal {
+            if !out.equal.contains(&e) {
+                out.equal.push(e);
             }
         }
     }
@@ -569,6 +586,45 @@ mod tests {
         let text = h.piece.to_string();
         assert!(text.contains("xs[f_local]"), "{text}");
         assert!(text.contains("ys[j]"), "{text}");
+    }
+
+    /// An input read at the point's own index whose size the program names otherwise than
+    /// the space (`ys: [k]` in a space over `n`) is aligned, on condition that `k == n`.
+    #[test]
+    fn flat_reads_of_a_differently_named_size_are_aligned_if_equal() {
+        let prog = KernelProgram {
+            sizes: vec!["n".into(), "k".into()],
+            arrays: vec![
+                arr("xs", &["n"]),
+                arr("ys", &["k"]),
+                ArrayDecl {
+                    name: "s".into(),
+                    elem: PrimType::F32,
+                    shape: vec![],
+                },
+            ],
+            kernels: vec![Kernel {
+                name: "dot".into(),
+                op: SegOp::Red(SegRed {
+                    space: SegSpace::flat("i", Size::param("n")),
+                    body: Body::results(vec![
+                        Exp::read("xs", Exp::var("i")).plus(Exp::read("ys", Exp::var("i"))),
+                    ]),
+                    op: Lambda::binop(BinOp::Add, PrimType::F32),
+                    neutral: vec![PrimValue::F32(0.0)],
+                    commutative: true,
+                    outputs: vec!["s".into()],
+                }),
+            }],
+        };
+        let h = husk(&prog).unwrap();
+        assert_eq!(h.aligned, vec!["xs".to_string(), "ys".to_string()]);
+        assert_eq!(h.equal, vec![(Size::param("k"), Size::param("n"))]);
+        check_program(&h.piece).unwrap();
+        let text = h.piece.to_string();
+        assert!(text.contains("ys[i_local]"), "{text}");
+        assert!(h.holds(|s| if *s == Size::param("k") { 7 } else { 7 }));
+        assert!(!h.holds(|s| if *s == Size::param("k") { 6 } else { 7 }));
     }
 
     #[test]

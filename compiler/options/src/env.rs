@@ -5,7 +5,7 @@
 
 use std::path::PathBuf;
 
-use crate::types::{Options, SplitPolicy};
+use crate::types::{Options, SplitPolicy, TileTune};
 
 /// A variable set to a value it cannot take.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
@@ -64,6 +64,20 @@ pub(crate) fn from_vars(var: impl Fn(&str) -> Option<String>) -> (Options, Optio
             .collect::<Option<_>>()?;
         <[u32; 5]>::try_from(parts).ok()
     });
+    if let Some(t) = var("FUTHARK_TILE_TUNE").and_then(|v| {
+        let parts: Vec<u32> = v
+            .trim()
+            .split(',')
+            .map(|p| p.trim().parse().ok())
+            .collect::<Option<_>>()?;
+        <[u32; 3]>::try_from(parts).ok()
+    }) {
+        cuda.tile_tune = TileTune {
+            min_blocks: t[0],
+            group: t[1],
+            full_fast: t[2] != 0,
+        };
+    }
     cuda.kernel_cache = var("XDG_CACHE_HOME")
         .map(PathBuf::from)
         .filter(|p| p.is_absolute())

@@ -14,5 +14,5 @@ mod types;
 pub use env::{EnvError, from_env};
 pub use types::{
     CompileOptions, CudaOptions, ExecOptions, FaceOptions, HistOptions, Options, Safety,
-    SplitPolicy,
+    SplitPolicy, TileTune,
 };

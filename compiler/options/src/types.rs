@@ -92,8 +92,13 @@ pub struct CudaOptions {
     /// compiler's do.
     pub tile_fma: bool,
     /// Tile shape override `[BM, BN, BK, TM, TN]` of 2-D tiled kernels
-    /// (`FUTHARK_TILE=128x128x8x8x8`); `None`: chosen from the device.
+    /// (`FUTHARK_TILE=128x128x16x8x8`); `None`: chosen from the device.
     pub tile_shape: Option<[u32; 5]>,
+    /// Tuning of the large 2-D tiled kernel (`FUTHARK_TILE_TUNE=MINBLOCKS,GROUP,FULL`):
+    /// blocks per multiprocessor promised to the compiler (0: unstated), tile rows per
+    /// L2 group of the launch order (0: row by row), and a bound-free fold of full `k`
+    /// slices (0/1). Default `0,8,1`.
+    pub tile_tune: TileTune,
     /// How histograms are launched (`FUTHARK_HIST_*`).
     pub hist: HistOptions,
 }
@@ -139,6 +144,7 @@ impl Default for CudaOptions {
             tiling: true,
             tile_fma: true,
             tile_shape: None,
+            tile_tune: TileTune::default(),
         }
     }
 }
@@ -197,4 +203,22 @@ pub struct Options {
     pub compile: CompileOptions,
     pub exec: ExecOptions,
     pub face: FaceOptions,
+}
+
+/// Tuning knobs of the large 2-D tiled kernel (see [`CudaOptions::tile_tune`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TileTune {
+    pub min_blocks: u32,
+    pub group: u32,
+    pub full_fast: bool,
+}
+
+impl Default for TileTune {
+    fn default() -> Self {
+        TileTune {
+            min_blocks: 0,
+            group: 8,
+            full_fast: true,
+        }
+    }
 }

@@ -52,22 +52,36 @@ pub struct TileConfig {
     /// 1-D: threads per block (one row each) and the `k` slice.
     pub threads_1d: u32,
     pub bk_1d: u32,
+    /// Blocks of a 2-D tiled entry meant to reside on one multiprocessor (the second
+    /// argument of `__launch_bounds__`, which caps registers per thread); 0: unstated.
+    pub min_blocks: u32,
+    /// Result tiles are visited in groups of this many tile rows, column by column within
+    /// a group, so blocks running together share rows of one operand and columns of the
+    /// other in L2; 0 or 1: row by row.
+    pub group: u32,
+    /// A full `k` slice folds without the per-step bound (a second copy of the fold).
+    pub full_fast: bool,
 }
 
 impl Default for TileConfig {
-    /// 128×128×8 blocks of 256 threads computing 8×8 results each (sm_80/sm_90: 16 KiB of
-    /// double-buffered shared memory for a product, ~128 registers); 1-D: 128 rows × 128.
+    /// 128×128×16 blocks of 256 threads computing 8×8 results each (sm_90: 33 KiB of
+    /// double-buffered shared memory for an f32 product, ~200 registers; 8192² f32 on an
+    /// H200 took 33.2 ms against 38.0 with a slice of 8 and no bound-free fold,
+    /// bench/results/matrix.md), visited in groups of 8 tile rows; 1-D: 128 rows × 128.
     fn default() -> Self {
         TileConfig {
             enabled: true,
             fma: true,
             bm: 128,
             bn: 128,
-            bk: 8,
+            bk: 16,
             tm: 8,
             tn: 8,
             threads_1d: 128,
             bk_1d: 128,
+            min_blocks: 0,
+            group: 8,
+            full_fast: true,
         }
     }
 }
@@ -187,6 +201,14 @@ pub fn gen_tiled(
         shared += bytes.div_ceil(16) * 16;
     }
     if shared > 48 * 1024 {
+        // Wide elements (f64, tuples) take a thinner `k` slice rather than no tiling.
+        if two_d && cfg.bk > 8 {
+            let thinner = TileConfig {
+                bk: cfg.bk / 2,
+                ..*cfg
+            };
+            return gen_tiled(prog, kernel, red, &thinner, suffix, src);
+        }
         return None;
     }
     let fma = cfg.fma && fma_form(red, &body).is_some();
@@ -212,7 +234,11 @@ pub fn gen_tiled(
             "// Tiled contraction folded with fma (one rounding per step): results differ from\n// the interpreter's within float tolerance, as the reference Futhark compiler's do."
         );
     }
-    open_entry(&mut s, threads, &format!("{entry}({params})"));
+    let bounds = match cfg.min_blocks {
+        m if m > 0 && two_d => format!("{threads}, {m}"),
+        _ => threads.to_string(),
+    };
+    open_entry(&mut s, bounds, &format!("{entry}({params})"));
     let rows = size_exp(&dims[n - 1 - if two_d { 2 } else { 1 }].1);
     let cols = if two_d {
         size_exp(&dims[n - 2].1)
@@ -229,15 +255,25 @@ pub fn gen_tiled(
         "  const i64 fut_tr = (fut_N + {bm} - 1) / {bm}, fut_tc = (fut_M + {bn} - 1) / {bn};"
     );
     let _ = writeln!(s, "  i64 fut_bid = blockIdx.x;");
-    let _ = writeln!(
-        s,
-        "  const i64 fut_col0 = (fut_bid % fut_tc) * {bn}; fut_bid /= fut_tc;"
-    );
-    let _ = writeln!(
-        s,
-        "  const i64 fut_row0 = (fut_bid % fut_tr) * {bm}; fut_bid /= fut_tr;"
-    );
-    let _ = writeln!(s, "  const i64 fut_batch = fut_bid;");
+    if cfg.group > 1 && two_d {
+        // Grouped order: tile rows `g·G .. g·G + G` column by column (the last group may
+        // have fewer rows); a bijection onto the tiles of each batch element.
+        let g = cfg.group;
+        let _ = writeln!(
+            s,
+            "  const i64 fut_batch = fut_bid / (fut_tr * fut_tc); fut_bid %= fut_tr * fut_tc;\n  const i64 fut_first = (fut_bid / ({g} * fut_tc)) * {g};\n  const i64 fut_gr = fut_min(fut_tr - fut_first, (i64){g});\n  const i64 fut_local = fut_bid - fut_first * fut_tc;\n  const i64 fut_row0 = (fut_first + fut_local % fut_gr) * {bm};\n  const i64 fut_col0 = (fut_local / fut_gr) * {bn};"
+        );
+    } else {
+        let _ = writeln!(
+            s,
+            "  const i64 fut_col0 = (fut_bid % fut_tc) * {bn}; fut_bid /= fut_tc;"
+        );
+        let _ = writeln!(
+            s,
+            "  const i64 fut_row0 = (fut_bid % fut_tr) * {bm}; fut_bid /= fut_tr;"
+        );
+        let _ = writeln!(s, "  const i64 fut_batch = fut_bid;");
+    }
     if !batch.is_empty() {
         let _ = writeln!(s, "  i64 fut_brem = fut_batch;");
         unflatten(&mut s, "  ", "fut_brem", &batch, &vec![true; batch.len()]);
@@ -348,27 +384,25 @@ pub fn gen_tiled(
         s,
         "    const i64 fut_klen = fut_min(fut_K - fut_kt * {bk}, (i64){bk});"
     );
-    let _ = writeln!(
-        s,
-        "    #pragma unroll\n    for (int fut_kk = 0; fut_kk < {bk}; fut_kk++) {{"
-    );
-    let _ = writeln!(s, "      if (fut_kk < fut_klen) {{");
-    let _ = writeln!(s, "      const i64 v_{k} = fut_kt * {bk} + fut_kk;");
-    let _ = writeln!(s, "      (void)v_{k};");
+    // The fold of one `k` slice; a full slice (every slice but the last, when `K` is not
+    // a multiple of the slice) runs it without the per-step bound.
+    let mut step = String::new();
+    let _ = writeln!(step, "      const i64 v_{k} = fut_kt * {bk} + fut_kk;");
+    let _ = writeln!(step, "      (void)v_{k};");
     for (i, (sl, (_, ld))) in slots.iter().zip(&offsets).enumerate() {
         let t = reg_ty(sl.ty);
         match sl.kind {
             Kind::RowK => {
                 let base = format!("fut_cur * {} + fut_kk * {ld}", bk * ld);
-                s.push_str(&fragment(i, sl.ty, tm, bm, "fut_ty", &base, *ld));
+                step.push_str(&fragment(i, sl.ty, tm, bm, "fut_ty", &base, *ld));
             }
             Kind::ColK => {
                 let base = format!("fut_cur * {} + fut_kk * {ld}", bk * ld);
-                s.push_str(&fragment(i, sl.ty, tn, bn, "fut_tx", &base, *ld));
+                step.push_str(&fragment(i, sl.ty, tn, bn, "fut_tx", &base, *ld));
             }
             Kind::K => {
                 let _ = writeln!(
-                    s,
+                    step,
                     "      const {t} v_{} = fut_s{i}[fut_cur * {bk} + fut_kk];",
                     sl.var
                 );
@@ -377,19 +411,19 @@ pub fn gen_tiled(
         }
     }
     let _ = writeln!(
-        s,
+        step,
         "      #pragma unroll\n      for (int fut_i = 0; fut_i < {tm}; fut_i++) {{"
     );
     let pi = place("fut_i", tm, bm, "fut_ty");
     let _ = writeln!(
-        s,
+        step,
         "        const i64 v_{d0} = fut_row0 + {pi};\n        (void)v_{d0};"
     );
     for (i, sl) in slots.iter().enumerate() {
         match sl.kind {
             Kind::RowK => {
                 let _ = writeln!(
-                    s,
+                    step,
                     "        const {} v_{} = fut_f{i}[fut_i];",
                     reg_ty(sl.ty),
                     sl.var
@@ -397,7 +431,7 @@ pub fn gen_tiled(
             }
             Kind::Row => {
                 let _ = writeln!(
-                    s,
+                    step,
                     "        const {} v_{} = fut_g{i}[fut_i];",
                     reg_ty(sl.ty),
                     sl.var
@@ -407,13 +441,13 @@ pub fn gen_tiled(
         }
     }
     let _ = writeln!(
-        s,
+        step,
         "        #pragma unroll\n        for (int fut_j = 0; fut_j < {tn}; fut_j++) {{"
     );
     if let Some(d1) = &d1 {
         let pj = place("fut_j", tn, bn, "fut_tx");
         let _ = writeln!(
-            s,
+            step,
             "          const i64 v_{d1} = fut_col0 + {pj};\n          (void)v_{d1};"
         );
     }
@@ -421,7 +455,7 @@ pub fn gen_tiled(
         match sl.kind {
             Kind::ColK => {
                 let _ = writeln!(
-                    s,
+                    step,
                     "          const {} v_{} = fut_f{i}[fut_j];",
                     reg_ty(sl.ty),
                     sl.var
@@ -429,7 +463,7 @@ pub fn gen_tiled(
             }
             Kind::Col => {
                 let _ = writeln!(
-                    s,
+                    step,
                     "          const {} v_{} = fut_g{i}[fut_j];",
                     reg_ty(sl.ty),
                     sl.var
@@ -441,21 +475,45 @@ pub fn gen_tiled(
     if fma {
         let t = reg_ty(red.neutral[0].ty());
         let _ = writeln!(
-            s,
+            step,
             "          const {t} v_{FMA_ACC} = fut_acc[fut_i][fut_j].c0;"
         );
         let em = em.with_vars(&[(FMA_ACC.into(), red.neutral[0].ty())]);
-        let res = em.body(&mut s, &body, 5);
-        let _ = writeln!(s, "          fut_acc[fut_i][fut_j].c0 = {};", res[0]);
+        let res = em.body(&mut step, &body, 5);
+        let _ = writeln!(step, "          fut_acc[fut_i][fut_j].c0 = {};", res[0]);
     } else {
-        let res = em.body(&mut s, &body, 5);
-        s.push_str(&make_acc(name, "fut_v", &res, "          "));
+        let res = em.body(&mut step, &body, 5);
+        step.push_str(&make_acc(name, "fut_v", &res, "          "));
         let _ = writeln!(
-            s,
+            step,
             "          fut_acc[fut_i][fut_j] = {name}_op(fut_acc[fut_i][fut_j], fut_v);"
         );
     }
-    let _ = writeln!(s, "        }}\n      }}\n      }}\n    }}");
+    let _ = writeln!(step, "        }}\n      }}");
+    let unrolled = |guard: bool| {
+        let mut l = format!(
+            "      #pragma unroll\n      for (int fut_kk = 0; fut_kk < {bk}; fut_kk++) {{\n"
+        );
+        if guard {
+            l.push_str("      if (fut_kk < fut_klen) {\n");
+        }
+        l.push_str(&step);
+        l.push_str(if guard {
+            "      }\n      }\n"
+        } else {
+            "      }\n"
+        });
+        l
+    };
+    if cfg.full_fast {
+        let _ = writeln!(s, "    if (fut_klen == {bk}) {{");
+        s.push_str(&unrolled(false));
+        let _ = writeln!(s, "    }} else {{");
+        s.push_str(&unrolled(true));
+        let _ = writeln!(s, "    }}");
+    } else {
+        s.push_str(&unrolled(true));
+    }
     let _ = writeln!(s, "    if (fut_kt + 1 < fut_nk) {{");
     let _ = writeln!(s, "      const int fut_buf = fut_cur ^ 1;");
     s.push_str(&store);
