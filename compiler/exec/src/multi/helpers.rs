@@ -32,6 +32,9 @@ pub(crate) struct Helpers {
     pub scan: Option<(KernelDef, KernelDef)>,
     /// Histogram: `o = op(a, b)` bucket-wise.
     pub hist: Option<KernelDef>,
+    /// Histogram: per result, `o[i] = neutral` (the subhistograms of the devices after the
+    /// first start from the neutral element, filled on the device, not uploaded).
+    pub fill: Vec<KernelDef>,
 }
 
 fn decl(name: String, elem: PrimType, shape: Vec<Size>) -> ArrayDecl {
@@ -72,6 +75,7 @@ pub(crate) fn build(kernel: &str, h: &Husk, original: &KernelProgram) -> Result<
         red: None,
         scan: None,
         hist: None,
+        fill: Vec::new(),
     };
     let check = |op: &Lambda| -> Result<()> {
         if !op.params.len().is_multiple_of(2) || op.params.is_empty() {
@@ -179,10 +183,28 @@ pub(crate) fn build(kernel: &str, h: &Husk, original: &KernelProgram) -> Result<
             );
             out.scan = Some((scan, carry));
         }
-        Combine::Hist { op, .. } => {
+        Combine::Hist { op, neutral } => {
             check(op)?;
             let ts = components(op);
             let k = ts.len();
+            for (j, (ne, t)) in neutral.iter().zip(&ts).enumerate() {
+                out.fill.push(def(
+                    kernel,
+                    &format!("fill{j}"),
+                    KernelProgram {
+                        sizes: vec!["n".into()],
+                        arrays: vec![decl("o".into(), *t, vec![n.clone()])],
+                        kernels: vec![Kernel {
+                            name: "fill".into(),
+                            op: SegOp::Map(SegMap {
+                                space: SegSpace::flat(IDX, n.clone()),
+                                body: Body::results(vec![Exp::Const(*ne)]),
+                                outputs: vec!["o".into()],
+                            }),
+                        }],
+                    },
+                ));
+            }
             let (as_, bs, os) = (names("a", k), names("b", k), names("o", k));
             let mut arrays = Vec::new();
             for group in [&as_, &bs, &os] {
@@ -221,6 +243,7 @@ impl Helpers {
             v.push(c.clone());
         }
         v.extend(self.hist.clone());
+        v.extend(self.fill.iter().cloned());
         v
     }
 }

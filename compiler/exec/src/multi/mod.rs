@@ -323,16 +323,20 @@ impl<D: PeerBackend> Multi<D> {
                             self.devs[g].alloc(decl.elem, len)?
                         }
                         Combine::Reduce { .. } => self.devs[g].alloc(decl.elem, a.len.max(1))?,
-                        Combine::Hist { neutral, .. } => {
+                        Combine::Hist { .. } => {
                             if g == active[0] {
                                 place::whole_on(&mut self.devs, g, a, &mut moved)?
                             } else {
                                 let k = h.results.iter().position(|x| *x == decl.name).unwrap_or(0);
-                                let ne = neutral.get(k).copied().ok_or_else(|| {
+                                let fill = hp.fill.get(k).ok_or_else(|| {
                                     ExecError::malformed("histogram without a neutral element")
                                 })?;
-                                let host = Rc::new(crate::prim::filled(ne, a.len));
-                                self.devs[g].upload(&host)?
+                                let mut buf = [self.devs[g].alloc(decl.elem, a.len.max(1))?];
+                                if a.len > 0 {
+                                    self.devs[g].launch(fill, &[a.len as i64], &mut buf)?;
+                                }
+                                let [buf] = buf;
+                                buf
                             }
                         }
                     }
