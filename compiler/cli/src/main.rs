@@ -10,6 +10,7 @@ mod engine;
 mod fmt;
 mod ir;
 mod paths;
+mod pkg;
 mod run;
 #[cfg(test)]
 mod safety_fuzz;
@@ -68,6 +69,8 @@ enum Command {
     Ir(ir::IrArgs),
     /// Print the CUDA C generated for a program's kernels.
     Cuda(cuda::CudaArgs),
+    /// Manage the packages a program requires (futhark.pkg, lib/).
+    Pkg(pkg::PkgArgs),
 }
 
 fn main() -> ExitCode {
@@ -101,5 +104,6 @@ fn main() -> ExitCode {
         Command::Bench(args) => bench::run(args, options),
         Command::Ir(args) => ir::run(args, &options),
         Command::Cuda(args) => cuda::run(args, options),
+        Command::Pkg(args) => pkg::run(args),
     }
 }
