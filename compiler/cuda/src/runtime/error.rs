@@ -12,7 +12,7 @@ pub enum CudaError {
     )]
     NoDriver,
     #[error(
-        "no NVRTC found (libnvrtc.so.13 could not be loaded): install the CUDA 13 toolkit, or `pip install nvidia-cuda-nvrtc==13.0.*` and add its nvidia/cu13/lib folder to LD_LIBRARY_PATH"
+        "no NVRTC found: libnvrtc.so.13 is not on the loader path, in $CUDA_HOME, /usr/local/cuda*, /opt/cuda, or a Python environment's nvidia/cu13/lib; install the CUDA 13 toolkit (or `pip install nvidia-cuda-nvrtc==13.0.*` in the active environment), or add the folder holding libnvrtc.so.13 to LD_LIBRARY_PATH"
     )]
     NoNvrtc,
     #[error("the CUDA driver found no GPU")]

@@ -5,25 +5,113 @@
 //! first because cudarc panics when a library is missing.
 
 use std::ffi::{CStr, CString, c_char};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
 use cudarc::nvrtc::sys;
 
 use super::error::{CudaError, Result};
 
-/// Whether libnvrtc can be loaded. A success is remembered; a failure is probed again, so
-/// that `preload_from` can still make it available later.
+/// Whether libnvrtc can be loaded: from the loader path, else from where users have it
+/// ([`candidate_dirs`]: a CUDA toolkit, the `nvidia-cuda-nvrtc` wheel of a Python
+/// environment). A success is remembered; a failure is probed again, so that
+/// `preload_from` can still make it available later.
 pub fn available() -> bool {
     static PRESENT: OnceLock<()> = OnceLock::new();
     if PRESENT.get().is_some() {
         return true;
     }
-    let ok = available_uncached();
+    let ok = available_uncached()
+        || candidate_dirs(&|k| std::env::var_os(k).map(PathBuf::from), &existing_globs)
+            .iter()
+            .any(|d| preload_from(d));
     if ok {
         let _ = PRESENT.set(());
     }
     ok
+}
+
+/// Folders that may hold `libnvrtc.so.13` off the loader path, in the order tried: the
+/// toolkit named by `CUDA_HOME`/`CUDA_PATH`/`CUDA_ROOT`, the usual toolkit installs
+/// (`/usr/local/cuda`, `/usr/local/cuda-13.*`, `/opt/cuda`), and the wheel's
+/// `nvidia/cu13/lib` (or `nvidia/cuda_nvrtc/lib`) in the site-packages of the active virtual
+/// or conda environment, the user's and the system's Pythons. `var` reads the environment
+/// (a system's layout, as the loader's `LD_LIBRARY_PATH` is, not our configuration);
+/// `glob` lists the existing folders a pattern with one `*` segment names.
+pub fn candidate_dirs(
+    var: &dyn Fn(&str) -> Option<PathBuf>,
+    glob: &dyn Fn(&str) -> Vec<PathBuf>,
+) -> Vec<PathBuf> {
+    let mut out: Vec<PathBuf> = Vec::new();
+    for k in ["CUDA_HOME", "CUDA_PATH", "CUDA_ROOT"] {
+        if let Some(root) = var(k) {
+            out.push(root.join("lib64"));
+            out.push(root.join("lib"));
+            out.push(root.join("targets/x86_64-linux/lib"));
+        }
+    }
+    out.push(PathBuf::from("/usr/local/cuda/lib64"));
+    out.push(PathBuf::from("/usr/local/cuda/targets/x86_64-linux/lib"));
+    let mut versioned = glob("/usr/local/cuda-13*/lib64");
+    versioned.sort();
+    versioned.reverse();
+    out.extend(versioned);
+    out.push(PathBuf::from("/opt/cuda/lib64"));
+    let mut prefixes: Vec<PathBuf> = ["VIRTUAL_ENV", "CONDA_PREFIX"]
+        .iter()
+        .filter_map(|k| var(k))
+        .collect();
+    if let Some(home) = var("HOME") {
+        prefixes.push(home.join(".local"));
+    }
+    prefixes.push(PathBuf::from("/usr/local"));
+    prefixes.push(PathBuf::from("/usr"));
+    for p in prefixes {
+        for site in ["site-packages", "dist-packages"] {
+            for sub in ["nvidia/cu13/lib", "nvidia/cuda_nvrtc/lib"] {
+                let pattern = format!("{}/lib/python3*/{site}/{sub}", p.display());
+                out.extend(glob(&pattern));
+            }
+        }
+    }
+    out.dedup();
+    out
+}
+
+/// The existing folders a pattern names whose one `*` stands in a single path segment.
+fn existing_globs(pattern: &str) -> Vec<PathBuf> {
+    let Some((head, tail)) = pattern.split_once('*') else {
+        let p = PathBuf::from(pattern);
+        return if p.is_dir() { vec![p] } else { Vec::new() };
+    };
+    let (dir, prefix) = match head.rsplit_once('/') {
+        Some((d, pre)) => (if d.is_empty() { "/" } else { d }, pre),
+        None => (".", head),
+    };
+    let (suffix, rest) = match tail.split_once('/') {
+        Some((s, r)) => (s, Some(r)),
+        None => (tail, None),
+    };
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    for e in entries.flatten() {
+        let name = e.file_name().to_string_lossy().into_owned();
+        if name.starts_with(prefix)
+            && name.ends_with(suffix)
+            && name.len() >= prefix.len() + suffix.len()
+        {
+            let p = match rest {
+                Some(r) => e.path().join(r),
+                None => e.path(),
+            };
+            if p.is_dir() {
+                out.push(p);
+            }
+        }
+    }
+    out
 }
 
 /// Loads libnvrtc (and its builtins library) from a folder that is not on the loader path,
@@ -251,5 +339,71 @@ unsafe fn program_log(prog: sys::nvrtcProgram) -> Result<String> {
         )?;
         let end = buf.iter().position(|&b| b == 0).unwrap_or(buf.len());
         Ok(String::from_utf8_lossy(&buf[..end]).trim().to_string())
+    }
+}
+
+#[cfg(test)]
+mod search_tests {
+    use super::*;
+
+    #[test]
+    fn toolkits_then_wheels_in_order() {
+        let var = |k: &str| match k {
+            "CUDA_HOME" => Some(PathBuf::from("/opt/cuda-x")),
+            "VIRTUAL_ENV" => Some(PathBuf::from("/work/venv")),
+            "HOME" => Some(PathBuf::from("/home/u")),
+            _ => None,
+        };
+        // A stand-in file system: what each pattern finds.
+        let glob = |p: &str| match p {
+            "/usr/local/cuda-13*/lib64" => vec![
+                PathBuf::from("/usr/local/cuda-13.0/lib64"),
+                PathBuf::from("/usr/local/cuda-13.1/lib64"),
+            ],
+            "/work/venv/lib/python3*/site-packages/nvidia/cu13/lib" => {
+                vec![PathBuf::from(
+                    "/work/venv/lib/python3.11/site-packages/nvidia/cu13/lib",
+                )]
+            }
+            _ => Vec::new(),
+        };
+        let dirs: Vec<String> = candidate_dirs(&var, &glob)
+            .iter()
+            .map(|d| d.display().to_string())
+            .collect();
+        assert_eq!(
+            dirs,
+            [
+                "/opt/cuda-x/lib64",
+                "/opt/cuda-x/lib",
+                "/opt/cuda-x/targets/x86_64-linux/lib",
+                "/usr/local/cuda/lib64",
+                "/usr/local/cuda/targets/x86_64-linux/lib",
+                "/usr/local/cuda-13.1/lib64",
+                "/usr/local/cuda-13.0/lib64",
+                "/opt/cuda/lib64",
+                "/work/venv/lib/python3.11/site-packages/nvidia/cu13/lib",
+            ]
+        );
+    }
+
+    #[test]
+    fn globs_match_one_segment() {
+        let root = std::env::temp_dir().join(format!("nvrtc-glob-{}", std::process::id()));
+        for d in [
+            "python3.11/x/lib",
+            "python3.12/x/lib",
+            "python2.7/x/lib",
+            "python3.13/y",
+        ] {
+            std::fs::create_dir_all(root.join(d)).unwrap();
+        }
+        let mut found = existing_globs(&format!("{}/python3*/x/lib", root.display()));
+        found.sort();
+        assert_eq!(
+            found,
+            vec![root.join("python3.11/x/lib"), root.join("python3.12/x/lib")]
+        );
+        let _ = std::fs::remove_dir_all(&root);
     }
 }
