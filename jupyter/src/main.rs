@@ -20,6 +20,7 @@ mod magics;
 mod nbrun;
 mod plot;
 mod png;
+mod wire;
 
 use std::path::PathBuf;
 use std::process::ExitCode;

@@ -142,7 +142,7 @@ pub fn run(args: Args) -> Result<ExitCode, ReplError> {
         let mut s = session.borrow_mut();
         if let Some(rest) = text.strip_prefix(':') {
             s.skip_cell();
-            let out = match commands::parse(rest) {
+            let out = match commands::parse(rest, ':') {
                 Ok(cmd) => run_command(&mut s, cmd),
                 Err(e) => {
                     printer.error(&s, &e);
