@@ -55,7 +55,7 @@ pub use prelude::{PRELUDE_DIR, PRELUDE_FILES, is_prelude_path, register_prelude}
 pub use references::{Reference, find_references};
 pub use rename::{RenameError, SourceChange, TextEdit, prepare_rename, rename};
 pub use scope::{FileIndex, NameClass, Occurrence, Role, Target, file_index};
-pub use semantic_tokens::{Modifiers, SemanticToken, TokenClass, semantic_tokens};
+pub use semantic_tokens::{Modifiers, SemanticToken, TokenClass, lexical_tokens, semantic_tokens};
 pub use signature::{SignatureHelp, signature_help};
 pub use symbols::{Symbol, SymbolKind, WorkspaceSymbol, document_symbols, workspace_symbols};
 
