@@ -30,6 +30,7 @@ mod prelude;
 mod references;
 mod rename;
 mod scope;
+mod selection;
 mod semantic_tokens;
 mod signature;
 mod symbols;
@@ -55,6 +56,7 @@ pub use prelude::{PRELUDE_DIR, PRELUDE_FILES, is_prelude_path, register_prelude}
 pub use references::{Reference, find_references};
 pub use rename::{RenameError, SourceChange, TextEdit, prepare_rename, rename};
 pub use scope::{FileIndex, NameClass, Occurrence, Role, Target, file_index};
+pub use selection::selection_ranges;
 pub use semantic_tokens::{Modifiers, SemanticToken, TokenClass, lexical_tokens, semantic_tokens};
 pub use signature::{SignatureHelp, signature_help};
 pub use symbols::{Symbol, SymbolKind, WorkspaceSymbol, document_symbols, workspace_symbols};

@@ -1,0 +1,119 @@
+"""Issue 29's editor items: file watching registered at run time, the exit code of `exit`
+without `shutdown`, superseded diagnostics left unpublished, document highlight,
+selection ranges, and references and workspace symbols without the prelude's internals."""
+
+import asyncio
+
+from lsprotocol import types
+
+from test_robustness import RawServer
+from lsp_util import MAIN, diagnostics_for, open_doc, position_of, settled_diagnostics
+
+
+def tdpp(uri, pos):
+    return dict(text_document=types.TextDocumentIdentifier(uri=uri), position=pos)
+
+
+async def test_file_watching_is_registered_and_changed_files_are_reread(client, workspace):
+    for _ in range(100):
+        regs = client.__dict__.get("registrations", [])
+        if regs:
+            break
+        await asyncio.sleep(0.05)
+    (reg,) = [r for r in regs if r.method == "workspace/didChangeWatchedFiles"]
+    assert reg.register_options["watchers"][0]["globPattern"] == "**/*.fut"
+    # A file changed on disk (not open) is read again when the client reports it.
+    uri = open_doc(client, workspace / "main.fut")
+    assert await settled_diagnostics(client, uri, version=1) == []
+    util = workspace / "lib" / "util.fut"
+    util.write_text(util.read_text().replace("def double", "def twice"))
+    client.workspace_did_change_watched_files(
+        types.DidChangeWatchedFilesParams(
+            changes=[types.FileEvent(uri=util.as_uri(), type=types.FileChangeType.Changed)]
+        )
+    )
+    diags = await diagnostics_for(client, uri, version=1, until=lambda ds: ds != [])
+    assert any("double" in d.message for d in diags), diags
+
+
+def test_exit_without_shutdown_is_an_error_exit(workspace):
+    exit_ = {"jsonrpc": "2.0", "method": "exit"}
+    server = RawServer(workspace)
+    server.initialize()
+    server.send(exit_)
+    assert server.proc.wait(timeout=10) == 1
+    server = RawServer(workspace)
+    server.initialize()
+    assert "result" in server.request(2, "shutdown")
+    server.send(exit_)
+    assert server.proc.wait(timeout=10) == 0
+
+
+async def test_superseded_diagnostics_are_not_published(client, workspace):
+    path = workspace / "burst.fut"
+    path.write_text("def a = 0\n")
+    uri = open_doc(client, path)
+    await settled_diagnostics(client, uri, version=1)
+    log = client.__dict__.setdefault("versions_published", {}).setdefault(uri, [])
+    log.clear()
+    # Enough text that checking it takes a moment.
+    body = "".join(f"def f{i} (x: i32) = x * {i} + 1\n" for i in range(300))
+    last = 40
+    for v in range(2, last + 1):
+        client.text_document_did_change(
+            types.DidChangeTextDocumentParams(
+                text_document=types.VersionedTextDocumentIdentifier(uri=uri, version=v),
+                content_changes=[types.TextDocumentContentChangeWholeDocument(text=body + f"def a = {v}\n")],
+            )
+        )
+    await settled_diagnostics(client, uri, version=last)
+    stale = [v for v in log if v < last]
+    # The edits arrive together: diagnostics of versions the server already knows to be
+    # outdated are not sent (a few may leave before the next edit is read).
+    assert len(stale) <= 5, log
+
+
+async def test_document_highlight(client, workspace):
+    uri = open_doc(client, workspace / "main.fut")
+    hs = await client.text_document_document_highlight_async(
+        types.DocumentHighlightParams(**tdpp(uri, position_of(MAIN, "let y", offset=4)))
+    )
+    got = sorted((h.range.start.line, h.range.start.character, h.kind) for h in hs)
+    assert got == [
+        (5, 6, types.DocumentHighlightKind.Write),
+        (6, 12, types.DocumentHighlightKind.Read),
+    ], got
+
+
+async def test_selection_ranges_grow_to_the_declaration_and_file(client, workspace):
+    uri = open_doc(client, workspace / "main.fut")
+    pos = position_of(MAIN, "x * x", offset=4)
+    (sel,) = await client.text_document_selection_range_async(
+        types.SelectionRangeParams(text_document=types.TextDocumentIdentifier(uri=uri), positions=[pos])
+    )
+    chain = []
+    while sel is not None:
+        chain.append(sel.range)
+        sel = sel.parent
+    # The token `x`, …, the declaration of quad, the whole file.
+    assert (chain[0].start.line, chain[0].start.character, chain[0].end.character) == (5, 14, 15)
+    assert any(r.start.line == 4 and r.end.line == 6 for r in chain), chain
+    assert chain[-1].start == types.Position(line=0, character=0)
+    for inner, outer in zip(chain, chain[1:]):
+        assert (outer.start.line, outer.start.character) <= (inner.start.line, inner.start.character)
+        assert (outer.end.line, outer.end.character) >= (inner.end.line, inner.end.character)
+
+
+async def test_references_and_symbols_leave_out_prelude_internals(client, workspace):
+    uri = open_doc(client, workspace / "main.fut")
+    refs = await client.text_document_references_async(
+        types.ReferenceParams(
+            **tdpp(uri, position_of(MAIN, "map (")),
+            context=types.ReferenceContext(include_declaration=False),
+        )
+    )
+    assert sorted(r.uri.rsplit("/", 1)[1] for r in refs) == ["main.fut", "main.fut"], refs
+    symbols = await client.workspace_symbol_async(types.WorkspaceSymbolParams(query="sum"))
+    assert not [s for s in symbols if "/prelude/" in s.location.uri], symbols
+    symbols = await client.workspace_symbol_async(types.WorkspaceSymbolParams(query="double"))
+    assert [s.name for s in symbols] == ["double"]
