@@ -117,3 +117,41 @@ async def test_references_and_symbols_leave_out_prelude_internals(client, worksp
     assert not [s for s in symbols if "/prelude/" in s.location.uri], symbols
     symbols = await client.workspace_symbol_async(types.WorkspaceSymbolParams(query="double"))
     assert [s.name for s in symbols] == ["double"]
+
+
+async def test_completion_in_an_import_string_offers_paths(client, workspace):
+    path = workspace / "imp.fut"
+    text = 'import "li'
+    path.write_text(text)
+    uri = open_doc(client, path)
+    items = await client.text_document_completion_async(
+        types.CompletionParams(**tdpp(uri, position_of(text, "li", offset=2)))
+    )
+    labels = [i.label for i in (items.items if hasattr(items, "items") else items)]
+    # Every file and folder beside this one (the editor filters by what is typed).
+    assert sorted(labels) == ["lib/", "main"], labels
+    text = 'import "lib/'
+    client.text_document_did_change(
+        types.DidChangeTextDocumentParams(
+            text_document=types.VersionedTextDocumentIdentifier(uri=uri, version=2),
+            content_changes=[types.TextDocumentContentChangeWholeDocument(text=text)],
+        )
+    )
+    items = await client.text_document_completion_async(
+        types.CompletionParams(**tdpp(uri, position_of(text, "lib/", offset=4)))
+    )
+    labels = [i.label for i in (items.items if hasattr(items, "items") else items)]
+    assert labels == ["util"], labels
+
+
+async def test_hover_on_a_record_field(client, workspace):
+    path = workspace / "rec.fut"
+    text = "type vec = {x: f32, y: f32}\ndef len (v: vec) = v.x + v.y\n"
+    path.write_text(text)
+    uri = open_doc(client, path)
+    await settled_diagnostics(client, uri, version=1)
+    hover = await client.text_document_hover_async(
+        types.HoverParams(**tdpp(uri, position_of(text, "v.x", offset=2)))
+    )
+    assert hover is not None
+    assert "f32" in hover.contents.value and "record field `x`" in hover.contents.value, hover

@@ -28,6 +28,8 @@ pub enum CompletionKind {
     Field,
     Keyword,
     Snippet,
+    /// A file or folder in an `import` path.
+    File,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -80,6 +82,9 @@ const SNIPPETS: [(&str, &str, &str); 4] = [
 pub fn completions(db: &dyn Db, pos: FilePosition) -> Vec<CompletionItem> {
     let text = pos.file.text(db);
     let offset = clamp_to_char(text, pos.offset);
+    if let Some(paths) = crate::import_paths::import_completions(db, pos.file, offset) {
+        return paths;
+    }
     if in_comment_or_string(db, pos.file, offset) {
         return Vec::new();
     }

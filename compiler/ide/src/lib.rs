@@ -24,6 +24,7 @@ mod env;
 mod folding;
 mod goto;
 mod hover;
+mod import_paths;
 mod inlay;
 pub mod ir_view;
 mod prelude;
