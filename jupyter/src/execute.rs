@@ -281,9 +281,16 @@ impl Cell<'_> {
         } else {
             let (xs, ys) = plot::points(&ran.shown.value, &ran.shown.ty)
                 .map_err(|e| self.fail(&CellError::message(ErrorKind::Usage, e.to_string())))?;
-            plot::plot(&xs, &ys)
+            let indexed = matches!(ran.shown.value, futhark_session::ValueView::Prim(_));
+            plot::plot(&xs, &ys, indexed)
         };
-        let data = data_encoding::BASE64.encode(&png::encode(&picture));
+        let bytes = png::encode(&picture).map_err(|e| {
+            self.fail(&CellError::message(
+                ErrorKind::Usage,
+                format!("cannot encode the picture as PNG: {e}"),
+            ))
+        })?;
+        let data = data_encoding::BASE64.encode(&bytes);
         let mut display = DisplayData::new(Media::new(vec![
             MediaType::Png(data),
             MediaType::Plain(text.clone()),

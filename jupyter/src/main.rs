@@ -12,6 +12,7 @@
 
 mod actor;
 mod execute;
+mod glyphs;
 mod history;
 mod image;
 mod install;
