@@ -155,3 +155,19 @@ async def test_hover_on_a_record_field(client, workspace):
     )
     assert hover is not None
     assert "f32" in hover.contents.value and "record field `x`" in hover.contents.value, hover
+
+
+async def test_definition_of_a_record_field_and_type_definition_of_a_record(client, workspace):
+    path = workspace / "rec2.fut"
+    text = "type vec = {x: f32, y: f32}\ndef len (v: vec) = v.x + v.y\n"
+    path.write_text(text)
+    uri = open_doc(client, path)
+    await settled_diagnostics(client, uri, version=1)
+    result = await client.text_document_definition_async(
+        types.DefinitionParams(**tdpp(uri, position_of(text, "v.y", offset=2)))
+    )
+    assert [(r.range.start.line, r.range.start.character) for r in result] == [(0, 20)], result
+    result = await client.text_document_type_definition_async(
+        types.TypeDefinitionParams(**tdpp(uri, position_of(text, "v.x")))
+    )
+    assert [(r.range.start.line, r.range.start.character) for r in result] == [(0, 5)], result

@@ -19,4 +19,5 @@ pub mod selection_range;
 pub mod semantic_tokens;
 pub mod show_view;
 pub mod signature_help;
+pub mod type_definition;
 pub mod workspace_symbol;
