@@ -209,19 +209,25 @@ pub fn check_exp(ctx: &CheckContext, scope: &FileScope, file: FileId, exp: &Exp)
 fn general_sizes(c: &Checker, t: &Type) -> Type {
     let t = c.uni.zonk(t);
     let mut free: Vec<VName> = Vec::new();
+    let mut taken: Vec<String> = Vec::new();
     for v in t.size_vars() {
-        if c.uni.is_free_var(&v) && !free.contains(&v) {
+        if !c.uni.is_free_var(&v) {
+            taken.push(v.name().to_string());
+        } else if !free.contains(&v) {
             free.push(v);
         }
     }
-    const NAMES: [&str; 6] = ["n", "m", "k", "l", "p", "q"];
+    // Names the type does not already use for sizes in scope (`[n]` of a `def n`).
+    let names: Vec<String> = ["n", "m", "k", "l", "p", "q"]
+        .iter()
+        .map(|n| n.to_string())
+        .chain((0..).map(|i| format!("n{i}")))
+        .filter(|n| !taken.contains(n))
+        .take(free.len())
+        .collect();
     t.subst_sizes(&|v| {
         let i = free.iter().position(|w| w == v)?;
-        let name = match NAMES.get(i) {
-            Some(n) => n.to_string(),
-            None => format!("n{i}"),
-        };
-        Some(Size::Var(VName::new(name, 0)))
+        Some(Size::Var(VName::new(names.get(i)?.clone(), 0)))
     })
 }
 
