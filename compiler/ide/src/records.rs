@@ -79,14 +79,18 @@ fn field_names(t: &Type) -> Option<BTreeSet<String>> {
     }
 }
 
-/// The record type of the (largest) expression of `file` ending at `end`.
-fn record_ending_at(db: &dyn Db, file: File, end: u32) -> Option<BTreeSet<String>> {
+/// The field names of the record type of the (largest) expression of `file` ending at
+/// `end`.
+pub(crate) fn record_ending_at(db: &dyn Db, file: File, end: u32) -> Option<BTreeSet<String>> {
     with_info(db, file, |info| {
         info.exp_types
             .iter()
             .filter(|(s, _)| s.file == file.id(db) && s.end == end)
             .min_by_key(|(s, _)| s.start)
-            .and_then(|(_, t)| field_names(t))
+            .and_then(|(_, t)| match t {
+                Type::Record(_) => field_names(t),
+                _ => None,
+            })
     })
     .flatten()
 }
