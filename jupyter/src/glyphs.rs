@@ -28,6 +28,7 @@ pub fn glyph(c: char) -> Option<[u8; 7]> {
         'i' => [0x04, 0x00, 0x0c, 0x04, 0x04, 0x04, 0x0e],
         'n' => [0x00, 0x00, 0x16, 0x19, 0x11, 0x11, 0x11],
         'd' => [0x01, 0x01, 0x0d, 0x13, 0x11, 0x11, 0x0f],
+        'F' => [0x1f, 0x10, 0x10, 0x1e, 0x10, 0x10, 0x10],
         ' ' => [0; 7],
         _ => return None,
     })
@@ -56,7 +57,7 @@ mod tests {
 
     #[test]
     fn every_label_character_has_a_glyph() {
-        for c in "0123456789-+.exyind ".chars() {
+        for c in "0123456789-+.exyindF ".chars() {
             assert!(glyph(c).is_some(), "{c}");
         }
         assert_eq!(width("12"), 12);

@@ -17,6 +17,7 @@ mod history;
 mod image;
 mod install;
 mod kernel;
+mod logo;
 mod magics;
 mod nbrun;
 mod plot;

@@ -333,3 +333,24 @@ def test_kernels_on_the_interpreter_say_no_gpu_runs(kernel):
     _, out = run(kc, "%kernels")
     text = "".join(m["content"]["text"] for m in of_type(out, "stream"))
     assert text.startswith("cells run on the interpreter: no GPU runs"), text
+
+
+def test_the_kernelspec_has_logos():
+    from jupyter_client.kernelspec import KernelSpecManager
+
+    spec = KernelSpecManager().get_kernel_spec("futhark")
+    import pathlib
+
+    for size in (32, 64):
+        data = (pathlib.Path(spec.resource_dir) / f"logo-{size}x{size}.png").read_bytes()
+        assert data[:8] == b"\x89PNG\r\n\x1a\n"
+        assert int.from_bytes(data[16:20], "big") == size
+
+
+def test_plots_are_pngs_of_the_plot_size(kernel):
+    _, kc = kernel
+    _, out = run(kc, "%plot2d map (\\i -> f64.i64 i ** 2) (iota 20)")
+    (pic,) = of_type(out, "display_data")
+    png = base64.b64decode(pic["content"]["data"]["image/png"])
+    assert png[:8] == b"\x89PNG\r\n\x1a\n"
+    assert (int.from_bytes(png[16:20], "big"), int.from_bytes(png[20:24], "big")) == (640, 400)

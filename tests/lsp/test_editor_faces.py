@@ -171,3 +171,16 @@ async def test_definition_of_a_record_field_and_type_definition_of_a_record(clie
         types.TypeDefinitionParams(**tdpp(uri, position_of(text, "v.x")))
     )
     assert [(r.range.start.line, r.range.start.character) for r in result] == [(0, 5)], result
+
+
+async def test_completion_after_a_record_literal_offers_its_fields(client, workspace):
+    path = workspace / "dot.fut"
+    text = "def z = {x = 1i32, y = 2i32}."
+    path.write_text(text)
+    uri = open_doc(client, path)
+    await diagnostics_for(client, uri, version=1)
+    items = await client.text_document_completion_async(
+        types.CompletionParams(**tdpp(uri, position_of(text, "}.", offset=2)))
+    )
+    labels = sorted(i.label for i in (items.items if hasattr(items, "items") else items))
+    assert labels == ["x", "y"], labels
