@@ -184,3 +184,21 @@ async def test_completion_after_a_record_literal_offers_its_fields(client, works
     )
     labels = sorted(i.label for i in (items.items if hasattr(items, "items") else items))
     assert labels == ["x", "y"], labels
+
+
+async def test_rename_refuses_a_name_that_captures_another_binding(client, workspace):
+    import pytest
+
+    path = workspace / "cap.fut"
+    text = "def f (x: i32) = let y = x + 1 in y * x\n"
+    path.write_text(text)
+    uri = open_doc(client, path)
+    with pytest.raises(Exception) as err:
+        await client.text_document_rename_async(
+            types.RenameParams(**tdpp(uri, position_of(text, "let y", offset=4)), new_name="x")
+        )
+    assert "refer to this definition" in str(err.value)
+    edit = await client.text_document_rename_async(
+        types.RenameParams(**tdpp(uri, position_of(text, "let y", offset=4)), new_name="z")
+    )
+    assert len(edit.changes[uri]) == 2

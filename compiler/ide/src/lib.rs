@@ -16,6 +16,7 @@
 //! files that do not type-check. Types come from the checker through [`types`] (hover,
 //! inlay hints, record fields, type errors), and never block the syntactic features.
 
+mod capture;
 mod code_lens;
 mod completion;
 mod defs;

@@ -1,6 +1,6 @@
-//! Rename: checks that the name under the cursor is a user definition and that the new
-//! name is valid for it, then rewrites the definition and every reference (record puns
-//! become `field = new`).
+//! Rename: checks that the name under the cursor is a user definition, that the new name
+//! is valid for it and captures nothing (`capture.rs`), then rewrites the definition and
+//! every reference (record puns become `field = new`).
 
 use std::fmt;
 
@@ -34,13 +34,17 @@ pub enum RenameError {
     NotRenamable(String),
     /// The new name is not valid here.
     InvalidName(String),
+    /// The new name would change what a name refers to.
+    Capture(String),
 }
 
 impl fmt::Display for RenameError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             RenameError::NoDefinition => write!(f, "no renamable name at the cursor"),
-            RenameError::NotRenamable(why) | RenameError::InvalidName(why) => f.write_str(why),
+            RenameError::NotRenamable(why)
+            | RenameError::InvalidName(why)
+            | RenameError::Capture(why) => f.write_str(why),
         }
     }
 }
@@ -79,6 +83,9 @@ pub fn rename(
     let mut change = SourceChange::default();
     if new_name == def.name {
         return Ok(change);
+    }
+    if let Some(why) = crate::capture::capture(db, target, &def.name, new_name, &refs) {
+        return Err(RenameError::Capture(why));
     }
     for r in refs {
         let new_text = if r.pun {
@@ -314,6 +321,33 @@ def y = double$0 2
             "def f (x: i32$0) = x\n",
             "int",
             expect!["error: no renamable name at the cursor"],
+        );
+    }
+
+    #[test]
+    fn captures_are_refused() {
+        // The renamed use of `x` would refer to the inner `y`.
+        check(
+            "def f (x$0: i32) = let y = x + 1 in y * x\n",
+            "y",
+            expect!["error: renaming to `y` would make a use of `x` refer to another `y`"],
+        );
+        // The use of the parameter `x` would refer to the renamed `let`.
+        check(
+            "def f (x: i32) = let y$0 = x + 1 in y * x\n",
+            "x",
+            expect![
+                "error: renaming to `x` would make a use of another `x` refer to this definition"
+            ],
+        );
+        // Shadowing that changes nothing is allowed.
+        check(
+            "def f (x: i32) = let y$0 = 1 in y\n",
+            "x",
+            expect![[r#"
+                /main.fut:
+                def f (x: i32) = let x = 1 in x
+            "#]],
         );
     }
 }
