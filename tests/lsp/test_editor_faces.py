@@ -202,3 +202,12 @@ async def test_rename_refuses_a_name_that_captures_another_binding(client, works
         types.RenameParams(**tdpp(uri, position_of(text, "let y", offset=4)), new_name="z")
     )
     assert len(edit.changes[uri]) == 2
+
+
+async def test_rename_updates_the_examples(client, workspace):
+    uri = open_doc(client, workspace / "main.fut")
+    edit = await client.text_document_rename_async(
+        types.RenameParams(**tdpp(uri, position_of(MAIN, "def quad", offset=4)), new_name="quadruple")
+    )
+    lines = sorted(e.range.start.line for e in edit.changes[uri])
+    assert lines == [3, 4], lines  # `-- >>> quad 3` and the definition

@@ -16,7 +16,7 @@ const MAX_PLACES: usize = 500;
 
 /// Where `name` resolves in `scope` (layer, then position inside a layer of locals; smaller
 /// is more inner), and to what.
-fn lookup(scope: &ScopeAt, name: &str, ns: Ns) -> Option<((usize, usize), DefLoc)> {
+pub(crate) fn lookup(scope: &ScopeAt, name: &str, ns: Ns) -> Option<((usize, usize), DefLoc)> {
     for (i, layer) in scope.layers.iter().enumerate() {
         match layer {
             Layer::Locals(locals) => {

@@ -1,6 +1,7 @@
 //! Rename: checks that the name under the cursor is a user definition, that the new name
 //! is valid for it and captures nothing (`capture.rs`), then rewrites the definition and
-//! every reference (record puns become `field = new`).
+//! every reference (record puns become `field = new`), and the name in the `-- >>>`
+//! examples of the files that see a top-level definition.
 
 use std::fmt;
 
@@ -102,11 +103,74 @@ pub fn rename(
             None => change.edits.push((r.file, vec![edit])),
         }
     }
+    if !target.kind.is_local() {
+        let mut files = vec![target.file];
+        for (f, _) in &change.edits {
+            if !files.contains(f) {
+                files.push(*f);
+            }
+        }
+        for file in files {
+            let edits = example_edits(db, file, target, &def.name, new_name);
+            if edits.is_empty() {
+                continue;
+            }
+            match change.edits.iter_mut().find(|(f, _)| *f == file) {
+                Some((_, old)) => old.extend(edits),
+                None => change.edits.push((file, edits)),
+            }
+        }
+    }
     for (_, edits) in &mut change.edits {
         edits.sort_by_key(|e| e.range.start);
         edits.dedup_by_key(|e| e.range);
     }
     Ok(change)
+}
+
+/// The edits renaming `old` to `new` in the `-- >>>` examples of `file`, when `old` names
+/// `target` there (examples are evaluated in the scope of the whole file).
+fn example_edits(
+    db: &dyn Db,
+    file: File,
+    target: crate::env::DefLoc,
+    old: &str,
+    new: &str,
+) -> Vec<TextEdit> {
+    let lenses = crate::code_lens::code_lenses(db, file);
+    if lenses.is_empty() {
+        return Vec::new();
+    }
+    let text = file.text(db);
+    let scope = crate::scope::scope_at(db, file, text.len() as u32);
+    let ns = target.kind.namespace();
+    if crate::capture::lookup(&scope, old, ns).map(|(_, loc)| loc) != Some(target) {
+        return Vec::new();
+    }
+    let mut out = Vec::new();
+    for lens in lenses {
+        let line = &text[lens.range.start as usize..lens.range.end as usize];
+        let Some(at) = line.find(">>>") else {
+            continue;
+        };
+        let base = lens.range.start as usize + at + 3;
+        let expr = &text[base..lens.range.end as usize];
+        let lexed = futhark_syntax::lexer::lex(file.id(db), expr);
+        for t in &lexed.tokens {
+            let (s, e) = (t.start as usize, t.end as usize);
+            let qualified = s > 0 && expr.as_bytes()[s - 1] == b'.';
+            if t.kind == futhark_syntax::lexer::TokenKind::Ident
+                && expr.get(s..e) == Some(old)
+                && !qualified
+            {
+                out.push(TextEdit {
+                    range: TextRange::new((base + s) as u32, (base + e) as u32),
+                    new_text: new.to_string(),
+                });
+            }
+        }
+    }
+    out
 }
 
 const KEYWORDS: [&str; 24] = [
@@ -347,6 +411,20 @@ def y = double$0 2
             expect![[r#"
                 /main.fut:
                 def f (x: i32) = let x = 1 in x
+            "#]],
+        );
+    }
+
+    #[test]
+    fn examples_follow_the_rename() {
+        check(
+            "-- >>> quad 3\n-- >>> M.quad 1 + quad 2\ndef quad$0 (x: i32) = x * 4\n",
+            "four",
+            expect![[r#"
+                /main.fut:
+                -- >>> four 3
+                -- >>> M.quad 1 + four 2
+                def four (x: i32) = x * 4
             "#]],
         );
     }
