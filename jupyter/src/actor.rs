@@ -49,6 +49,8 @@ pub struct State {
     pub session: Session,
     /// The last execution count given out.
     pub count: usize,
+    /// Cells run without a count of their own so far (see `execute::UNCOUNTED`).
+    pub uncounted: usize,
     pub history: History,
     pub iopub: UnboundedSender<JupyterMessage>,
 }
@@ -84,6 +86,7 @@ pub fn spawn(options: Options, iopub: UnboundedSender<JupyterMessage>) -> Result
             let mut state = State {
                 session,
                 count: 0,
+                uncounted: 0,
                 history: History::default(),
                 iopub,
             };

@@ -1,12 +1,17 @@
 //! Running a notebook cell and answering completion, inspection and completeness requests.
 //!
-//! A cell's outputs go to IOPub as they happen: `#[trace]` lines and command output as
-//! `stream`s, values as `execute_result` (`text/plain` and `text/html`, with the type, time
-//! and device in a footer and in the metadata), pictures as `display_data`, and failures as
-//! one `error` message carrying the rendered diagnostic.
+//! A cell's outputs go to IOPub as they happen: `#[trace]` lines, command output and notes
+//! as `stdout` streams (the checker's warnings on `stderr`), values as `execute_result`
+//! (`text/plain` and `text/html`, with shape and type, time and device in one caption and
+//! in the metadata), pictures as `display_data`, and failures as one `error` message
+//! carrying the rendered diagnostic.
+//!
+//! The session numbers a cell by the notebook's `execution_count`, so error locations
+//! (`[3]:1:5`), traces, `%profile` and `%compare` speak of `In[3]`. Cells that get no count
+//! of their own (silent, or not stored in the history) are numbered past [`UNCOUNTED`].
 
 use futhark_session::commands::{self, Command};
-use futhark_session::html::{escape, shown_html};
+use futhark_session::html::{caption_type, escape, shown_html, table_abbreviated};
 use futhark_session::outcome::duration_text;
 use futhark_session::{
     CandidateKind, CellError, Completeness, ErrorKind, Evaluated, NameKind, Session, Shown,
@@ -21,6 +26,9 @@ use serde_json::{Map, Value, json};
 use crate::actor::State;
 use crate::magics::{self, Step};
 use crate::{image, plot, png};
+
+/// Where the numbers of cells without an execution count of their own start.
+pub const UNCOUNTED: usize = 1_000_000;
 
 /// What the shell loop needs for `execute_reply`.
 pub struct ExecuteDone {
@@ -42,6 +50,8 @@ struct Cell<'a> {
     state: &'a mut State,
     request: &'a JupyterMessage,
     silent: bool,
+    /// The session's number for this cell.
+    number: usize,
     payload: Vec<Payload>,
     /// The text of the last output (for history with output).
     output: String,
@@ -55,9 +65,13 @@ pub fn execute(
     silent: bool,
     store_history: bool,
 ) -> ExecuteDone {
-    if !silent && store_history {
+    let number = if !silent && store_history {
         state.count += 1;
-    }
+        state.count
+    } else {
+        state.uncounted += 1;
+        UNCOUNTED + state.uncounted
+    };
     let count = state.count;
     if !silent {
         let _ = state.iopub.send(
@@ -72,6 +86,7 @@ pub fn execute(
         state,
         request,
         silent,
+        number,
         payload: Vec::new(),
         output: String::new(),
     };
@@ -135,9 +150,9 @@ impl Cell<'_> {
         err
     }
 
-    /// A `%` command. Notes about where cells run go to stderr, the rest to stdout.
+    /// A `%` command; its output, notes included, goes to stdout.
     fn command(&mut self, line: &str) -> Result<(), ReplyError> {
-        let cmd = commands::parse(line).map_err(|e| self.fail(&e))?;
+        let cmd = commands::parse(line, '%').map_err(|e| self.fail(&e))?;
         match cmd {
             Command::Doc(name) => {
                 let Some(info) = self.state.session.inspect(&name) else {
@@ -160,11 +175,8 @@ impl Cell<'_> {
             }
             cmd => {
                 let out = commands::run(&mut self.state.session, cmd, '%');
-                let (notes, text): (Vec<&str>, Vec<&str>) =
-                    out.text.lines().partition(|l| l.starts_with("note: "));
-                self.output = text.join("\n");
+                self.output = out.text.clone();
                 self.stream(StreamContent::stdout(&self.output));
-                self.stream(StreamContent::stderr(&notes.join("\n")));
                 match &out.error {
                     Some(e) => Err(self.fail(e)),
                     None => Ok(()),
@@ -178,6 +190,7 @@ impl Cell<'_> {
         let iopub = self.state.iopub.clone();
         let request = self.request.clone();
         let silent = self.silent;
+        self.state.session.set_next_cell(self.number);
         let out = self.state.session.eval(code, &mut |line| {
             if !silent {
                 let _ =
@@ -189,7 +202,7 @@ impl Cell<'_> {
             self.stream(StreamContent::stderr(&text));
         }
         if let Some(note) = &out.note {
-            self.stream(StreamContent::stderr(&format!("note: {note}")));
+            self.stream(StreamContent::stdout(&format!("note: {note}")));
         }
         if self.state.session.show_time && out.result.is_ok() {
             self.stream(StreamContent::stdout(&format!(
@@ -216,29 +229,24 @@ impl Cell<'_> {
             return Ok(());
         };
         let shown = &ran.shown;
+        let opts = self.state.session.options().format;
         let mut plain = shown.text.text.clone();
         if shown.text.abbreviated {
-            let shape: String = shown
-                .value
-                .shape()
-                .iter()
-                .map(|d| format!("[{d}]"))
-                .collect();
-            plain.push_str(&format!(
-                "\n-- abbreviated: a {shape} array of type {}",
-                shown.ty
-            ));
+            plain.push_str(&format!("\n-- abbreviated: {}", caption_type(shown)));
         }
+        // One caption: shape and type, time, where it ran.
         let footer = format!(
-            "<div class=\"futhark-footer\" style=\"color: #777; font-size: smaller\">{} · {} · {}</div>",
-            escape(&shown.ty),
+            "<div class=\"futhark-caption\" style=\"color: #777; font-size: smaller\"><code>{}</code>{} · {} · {}</div>",
+            escape(&caption_type(shown)),
+            if table_abbreviated(shown, opts) {
+                " (abbreviated)"
+            } else {
+                ""
+            },
             duration_text(std::time::Duration::from_secs_f64(ran.total_ms / 1e3)),
             escape(&ran.location)
         );
-        let html = format!(
-            "{}{footer}",
-            shown_html(shown, self.state.session.options().format)
-        );
+        let html = format!("{}{footer}", shown_html(shown, opts));
         self.output = plain.clone();
         let mut result = ExecuteResult::new(
             ExecutionCount::new(count),
@@ -273,9 +281,16 @@ impl Cell<'_> {
         } else {
             let (xs, ys) = plot::points(&ran.shown.value, &ran.shown.ty)
                 .map_err(|e| self.fail(&CellError::message(ErrorKind::Usage, e.to_string())))?;
-            plot::plot(&xs, &ys)
+            let indexed = matches!(ran.shown.value, futhark_session::ValueView::Prim(_));
+            plot::plot(&xs, &ys, indexed)
         };
-        let data = data_encoding::BASE64.encode(&png::encode(&picture));
+        let bytes = png::encode(&picture).map_err(|e| {
+            self.fail(&CellError::message(
+                ErrorKind::Usage,
+                format!("cannot encode the picture as PNG: {e}"),
+            ))
+        })?;
+        let data = data_encoding::BASE64.encode(&bytes);
         let mut display = DisplayData::new(Media::new(vec![
             MediaType::Png(data),
             MediaType::Plain(text.clone()),

@@ -1,5 +1,6 @@
-//! Writing the kernelspec: `kernels/futhark/kernel.json` under the user's Jupyter data
-//! directory (or `$JUPYTER_DATA_DIR`), the Python environment's prefix, or a given prefix.
+//! Writing the kernelspec: `kernels/futhark/kernel.json` and the logos (`logo-32x32.png`,
+//! `logo-64x64.png`) under the user's Jupyter data directory (or `$JUPYTER_DATA_DIR`), the
+//! Python environment's prefix, or a given prefix.
 
 use std::path::{Path, PathBuf};
 
@@ -35,6 +36,8 @@ pub enum InstallError {
     NoExe(std::io::Error),
     #[error("cannot write {0}: {1}")]
     Write(PathBuf, std::io::Error),
+    #[error("cannot encode the logo: {0}")]
+    Logo(String),
 }
 
 /// The user's Jupyter data directory, as Jupyter computes it: `$JUPYTER_DATA_DIR`, else
@@ -104,5 +107,11 @@ pub fn install(args: &InstallArgs) -> Result<PathBuf, InstallError> {
     let text = serde_json::to_string_pretty(&spec).unwrap_or_default();
     let file = dir.join("kernel.json");
     std::fs::write(&file, text).map_err(|e| InstallError::Write(file, e))?;
+    for size in [32, 64] {
+        let bytes = crate::png::encode(&crate::logo::logo(size))
+            .map_err(|e| InstallError::Logo(e.to_string()))?;
+        let file = dir.join(format!("logo-{size}x{size}.png"));
+        std::fs::write(&file, bytes).map_err(|e| InstallError::Write(file, e))?;
+    }
     Ok(dir)
 }

@@ -3,6 +3,10 @@
 //!
 //! A message that is malformed or whose signature does not verify is logged to stderr and
 //! dropped; the kernel keeps running.
+//!
+//! Shell requests are read by a task of their own into a queue, so that after a cell fails
+//! with `stop_on_error` the execute requests already waiting are answered `aborted` (as
+//! IPython does: "Run All" stops at the failing cell) while later ones run again.
 
 use std::path::Path;
 use std::time::Duration;
@@ -21,6 +25,7 @@ use tokio::sync::mpsc::UnboundedSender;
 use tokio::sync::oneshot;
 
 use crate::actor::{self, Actor, Job};
+use crate::wire;
 
 /// Failures that stop the kernel from starting.
 #[derive(Debug, thiserror::Error)]
@@ -64,7 +69,7 @@ fn log(what: &str, e: impl std::fmt::Display) {
 
 async fn serve(info: ConnectionInfo, options: Options) -> Result<(), KernelError> {
     let session_id = uuid::Uuid::new_v4().to_string();
-    let mut shell = create_kernel_shell_connection(&info, &session_id).await?;
+    let shell = create_kernel_shell_connection(&info, &session_id).await?;
     let control = create_kernel_control_connection(&info, &session_id).await?;
     let mut iopub = create_kernel_iopub_connection(&info, &session_id).await?;
     let _stdin = create_kernel_stdin_connection(&info, &session_id).await?;
@@ -95,18 +100,57 @@ async fn serve(info: ConnectionInfo, options: Options) -> Result<(), KernelError
         io_tx.clone(),
     ));
 
+    let (mut shell_tx, mut shell_rx) = shell.split();
+    let (queue_tx, mut queue) = tokio::sync::mpsc::unbounded_channel::<JupyterMessage>();
+    tokio::spawn(async move {
+        loop {
+            match wire::read(&mut shell_rx).await {
+                Ok(m) => {
+                    if queue_tx.send(m).is_err() {
+                        return;
+                    }
+                }
+                Err(e) => reject("shell", e).await,
+            }
+        }
+    });
+
+    // Set after a cell failed with `stop_on_error`: the execute requests queued by then
+    // are aborted.
+    let mut aborting = false;
     loop {
-        let msg = match shell.read().await {
-            Ok(m) => m,
-            Err(e) => {
-                reject("shell", e).await;
-                continue;
+        let msg = if aborting {
+            match queue.try_recv() {
+                Ok(m) => m,
+                Err(_) => {
+                    aborting = false;
+                    continue;
+                }
+            }
+        } else {
+            match queue.recv().await {
+                Some(m) => m,
+                None => return Ok(()),
             }
         };
         status(&io_tx, &msg, Status::busy());
-        let reply = handle_shell(&actor, &msg).await;
+        let reply = match &msg.content {
+            JupyterMessageContent::ExecuteRequest(_) if aborting => Some(aborted(&msg)),
+            _ => handle_shell(&actor, &msg).await,
+        };
+        if let Some(r) = &reply
+            && let JupyterMessageContent::ExecuteRequest(req) = &msg.content
+            && let JupyterMessageContent::ExecuteReply(rep) = &r.content
+            && rep.status == ReplyStatus::Error
+            && req.stop_on_error
+            && !req.silent
+        {
+            // Let the reader task hand over what already arrived.
+            tokio::time::sleep(Duration::from_millis(5)).await;
+            aborting = true;
+        }
         if let Some(r) = reply
-            && let Err(e) = shell.send(r).await
+            && let Err(e) = shell_tx.send(r).await
         {
             log("shell reply", e);
         }
@@ -115,6 +159,18 @@ async fn serve(info: ConnectionInfo, options: Options) -> Result<(), KernelError
             exit_soon(&actor.interrupter).await;
         }
     }
+}
+
+/// The reply to an execute request that was queued behind a failed cell.
+fn aborted(msg: &JupyterMessage) -> JupyterMessage {
+    let reply = ExecuteReply {
+        status: ReplyStatus::Aborted,
+        execution_count: ExecutionCount::new(0),
+        payload: Vec::new(),
+        user_expressions: Some(Default::default()),
+        error: None,
+    };
+    JupyterMessage::new(reply, Some(msg))
 }
 
 /// Logs a message that could not be read; waits a little after socket-level errors so a
@@ -273,7 +329,7 @@ async fn control_loop(
     io: UnboundedSender<JupyterMessage>,
 ) {
     loop {
-        let msg = match control.read().await {
+        let msg = match wire::read(&mut control).await {
             Ok(m) => m,
             Err(e) => {
                 reject("control", e).await;

@@ -59,7 +59,7 @@ pub fn timed(steps: Vec<Step<'_>>) -> Vec<Step<'_>> {
     }
     let after = |s: &Step<'_>| {
         matches!(s, Step::Command(line) if matches!(
-            futhark_session::commands::parse(line),
+            futhark_session::commands::parse(line, '%'),
             Ok(futhark_session::Command::Time(None) | futhark_session::Command::Profile)
         ))
     };

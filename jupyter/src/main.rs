@@ -12,14 +12,17 @@
 
 mod actor;
 mod execute;
+mod glyphs;
 mod history;
 mod image;
 mod install;
 mod kernel;
+mod logo;
 mod magics;
 mod nbrun;
 mod plot;
 mod png;
+mod wire;
 
 use std::path::PathBuf;
 use std::process::ExitCode;

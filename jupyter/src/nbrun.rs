@@ -61,6 +61,7 @@ pub fn run(args: &RunArgs) -> Result<usize, RunError> {
     let mut state = State {
         session,
         count: 0,
+        uncounted: 0,
         history: History::default(),
         iopub,
     };

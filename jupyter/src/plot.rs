@@ -1,14 +1,20 @@
 //! `%plot2d`: a line plot of `[]t` (against the index) or `([]t, []t)` (x against y) for
-//! numeric `t`, drawn as a PNG with axes and a light grid; the ranges go in the text form.
+//! numeric `t`, drawn as a PNG with axes, ticks at round values (1, 2 or 5 times a power of
+//! ten) with their labels, a light grid and the axes' names; the ranges go in the text form.
 
 use futhark_session::ValueView;
 use futhark_values::{Buffer, Value};
 
+use crate::glyphs;
 use crate::png::{ColorType, Image};
 
 const WIDTH: usize = 640;
 const HEIGHT: usize = 400;
-const MARGIN: usize = 40;
+/// Room left of the plot for the y ticks' labels, and below it for the x ticks' labels.
+const LEFT: usize = 70;
+const BOTTOM: usize = 40;
+const TOP: usize = 20;
+const RIGHT: usize = 25;
 
 /// Why a value cannot be plotted.
 #[derive(Debug, PartialEq, Eq, thiserror::Error)]
@@ -70,6 +76,39 @@ fn range(v: &[f64]) -> (f64, f64) {
     }
 }
 
+/// Round tick values covering `lo..=hi`: about five, at a step of 1, 2 or 5 times a power
+/// of ten.
+pub fn ticks(lo: f64, hi: f64) -> Vec<f64> {
+    let span = hi - lo;
+    if !(span.is_finite() && span > 0.0) {
+        return vec![lo];
+    }
+    let raw = span / 5.0;
+    let power = 10f64.powf(raw.log10().floor());
+    let step = [1.0, 2.0, 5.0, 10.0]
+        .into_iter()
+        .map(|m| m * power)
+        .find(|s| *s >= raw)
+        .unwrap_or(10.0 * power);
+    let first = (lo / step).ceil() as i64;
+    let last = (hi / step).floor() as i64;
+    (first..=last).map(|k| k as f64 * step).collect()
+}
+
+/// A tick's label: short, without float noise (`0.30000000000000004` is `0.3`).
+pub fn label(v: f64, step: f64) -> String {
+    let v = if v.abs() < step * 1e-9 { 0.0 } else { v };
+    if v != 0.0 && (v.abs() >= 1e6 || v.abs() < 1e-3) {
+        return format!("{v:.1e}");
+    }
+    let decimals = if step >= 1.0 {
+        0
+    } else {
+        (-step.log10().floor()) as usize
+    };
+    format!("{v:.decimals$}")
+}
+
 struct Canvas {
     px: Vec<u8>,
 }
@@ -79,6 +118,13 @@ impl Canvas {
         if x >= 0 && y >= 0 && (x as usize) < WIDTH && (y as usize) < HEIGHT {
             let i = (y as usize * WIDTH + x as usize) * 3;
             self.px[i..i + 3].copy_from_slice(&c);
+        }
+    }
+
+    /// `text` with its top-left corner at (`x`, `y`).
+    fn text(&mut self, x: i64, y: i64, text: &str, c: [u8; 3]) {
+        for (dx, dy) in glyphs::pixels(text) {
+            self.set(x + dx as i64, y + dy as i64, c);
         }
     }
 
@@ -105,25 +151,49 @@ impl Canvas {
     }
 }
 
-/// Draws the plot; returns it with a one-line description.
-pub fn plot(xs: &[f64], ys: &[f64]) -> (Image, String) {
+/// Draws the plot (`indexed`: the x values are the indices); returns it with a one-line
+/// description.
+pub fn plot(xs: &[f64], ys: &[f64], indexed: bool) -> (Image, String) {
     let mut c = Canvas {
         px: vec![255; WIDTH * HEIGHT * 3],
     };
     let (x_lo, x_hi) = range(xs);
     let (y_lo, y_hi) = range(ys);
-    let (left, right) = (MARGIN as i64, (WIDTH - MARGIN / 2) as i64);
-    let (top, bottom) = ((MARGIN / 2) as i64, (HEIGHT - MARGIN) as i64);
+    let (left, right) = (LEFT as i64, (WIDTH - RIGHT) as i64);
+    let (top, bottom) = (TOP as i64, (HEIGHT - BOTTOM) as i64);
     let sx = |x: f64| left + ((x - x_lo) / (x_hi - x_lo) * (right - left) as f64).round() as i64;
     let sy = |y: f64| bottom - ((y - y_lo) / (y_hi - y_lo) * (bottom - top) as f64).round() as i64;
-    for k in 0..=4 {
-        let gx = left + (right - left) * k / 4;
-        let gy = top + (bottom - top) * k / 4;
-        c.line((gx, top), (gx, bottom), [225, 225, 225]);
-        c.line((left, gy), (right, gy), [225, 225, 225]);
+    let (grid, ink) = ([225, 225, 225], [0, 0, 0]);
+    let h = glyphs::H as i64;
+    let xt = ticks(x_lo, x_hi);
+    let x_step = xt.get(1).zip(xt.first()).map_or(1.0, |(b, a)| b - a);
+    for &t in &xt {
+        let x = sx(t);
+        c.line((x, top), (x, bottom), grid);
+        c.line((x, bottom), (x, bottom + 4), ink);
+        let l = label(t, x_step);
+        c.text(x - glyphs::width(&l) as i64 / 2, bottom + 8, &l, ink);
     }
-    c.line((left, bottom), (right, bottom), [0, 0, 0]);
-    c.line((left, top), (left, bottom), [0, 0, 0]);
+    let yt = ticks(y_lo, y_hi);
+    let y_step = yt.get(1).zip(yt.first()).map_or(1.0, |(b, a)| b - a);
+    for &t in &yt {
+        let y = sy(t);
+        c.line((left, y), (right, y), grid);
+        c.line((left - 4, y), (left, y), ink);
+        let l = label(t, y_step);
+        c.text(left - 8 - glyphs::width(&l) as i64, y - h / 2, &l, ink);
+    }
+    c.line((left, bottom), (right, bottom), ink);
+    c.line((left, top), (left, bottom), ink);
+    // The axes' names: `index` when plotting against it.
+    let x_name = if indexed { "index" } else { "x" };
+    c.text(
+        right - glyphs::width(x_name) as i64,
+        bottom + 10 + h,
+        x_name,
+        ink,
+    );
+    c.text(4, top - h / 2 - 4, "y", ink);
     let pts: Vec<(i64, i64)> = xs
         .iter()
         .zip(ys)
@@ -161,11 +231,37 @@ mod tests {
         let (xs, ys) = points(&v, "[3]f32").unwrap_or_default();
         assert_eq!(xs, vec![0.0, 1.0, 2.0]);
         assert_eq!(ys, vec![1.0, 4.0, 9.0]);
-        let (img, text) = plot(&xs, &ys);
+        let (img, text) = plot(&xs, &ys, true);
         assert_eq!(img.pixels.len(), WIDTH * HEIGHT * 3);
         assert!(text.contains("3 points"), "{text}");
         // Some pixel is drawn in the line colour.
         assert!(img.pixels.chunks(3).any(|p| p == [31, 119, 180]));
+    }
+
+    #[test]
+    fn ticks_are_round_and_labelled_briefly() {
+        assert_eq!(ticks(0.0, 10.0), vec![0.0, 2.0, 4.0, 6.0, 8.0, 10.0]);
+        assert_eq!(ticks(0.0, 361.0), vec![0.0, 100.0, 200.0, 300.0]);
+        let t = ticks(0.1, 0.9);
+        assert_eq!(t.len(), 4, "{t:?}");
+        assert_eq!(label(t[2], t[1] - t[0]), "0.6");
+        assert_eq!(label(-3.0, 1.0), "-3");
+        assert_eq!(label(2.0e7, 1.0e7), "2.0e7");
+    }
+
+    #[test]
+    fn axes_carry_tick_labels() {
+        let xs: Vec<f64> = (0..20).map(f64::from).collect();
+        let ys: Vec<f64> = xs.iter().map(|x| x * x).collect();
+        let (img, _) = plot(&xs, &ys, true);
+        // Black label pixels left of the y axis and below the x axis.
+        let black = |x: usize, y: usize| {
+            let i = (y * WIDTH + x) * 3;
+            img.pixels[i..i + 3] == [0, 0, 0]
+        };
+        let left_labels = (0..HEIGHT).any(|y| (0..LEFT - 8).any(|x| black(x, y)));
+        let bottom_labels = (HEIGHT - BOTTOM + 8..HEIGHT).any(|y| (0..WIDTH).any(|x| black(x, y)));
+        assert!(left_labels && bottom_labels);
     }
 
     #[test]

@@ -76,5 +76,7 @@ fn main() {
     // The standard input reader may still be blocked in a read on another thread; do not
     // wait for it.
     runtime.shutdown_background();
-    std::process::exit(0);
+    // `exit` (or the end of input) without `shutdown` first is an error exit.
+    let clean = server::SHUTDOWN_REQUESTED.load(std::sync::atomic::Ordering::SeqCst);
+    std::process::exit(if clean { 0 } else { 1 });
 }

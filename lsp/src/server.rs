@@ -15,6 +15,7 @@
 use std::collections::HashMap;
 use std::panic::AssertUnwindSafe;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
 use futhark_db::{Database, Db};
@@ -29,6 +30,13 @@ use crate::eval;
 use crate::handlers::{self, show_view::Which};
 use crate::snapshot::Snapshot;
 use crate::uris::{UriMap, materialize_prelude};
+
+/// Set by `shutdown`: the process exits 0 after `exit` only if it was (the protocol says
+/// 1 otherwise).
+pub static SHUTDOWN_REQUESTED: AtomicBool = AtomicBool::new(false);
+
+/// How long diagnostics wait for a newer edit before they are computed and published.
+const PUBLISH_PAUSE: std::time::Duration = std::time::Duration::from_millis(30);
 
 /// The most files a workspace scan loads; beyond it, files are read when imported.
 const MAX_WORKSPACE_FILES: usize = 5000;
@@ -60,6 +68,8 @@ struct State {
     config: Config,
     /// Whether the client re-asks for code lenses when told to (`workspace/codeLens/refresh`).
     lens_refresh: bool,
+    /// Whether the client lets the server register file watchers at run time.
+    watch_registration: bool,
     /// The one-line result of each `-- >>>` example run since the last change, by document
     /// and expression, for the lens titles.
     run_results: HashMap<Uri, HashMap<String, String>>,
@@ -104,6 +114,7 @@ impl Server {
                     published: HashMap::new(),
                     config: Config::default(),
                     lens_refresh: false,
+                    watch_registration: false,
                     run_results: HashMap::new(),
                 }),
                 publish: tokio::sync::Mutex::new(()),
@@ -177,7 +188,16 @@ impl Server {
             self.refresh_lenses();
         }
         let server = self.clone();
-        tokio::spawn(async move { server.publish_diagnostics().await });
+        let generation = self.state().generation;
+        tokio::spawn(async move {
+            // A burst of edits (typing, a paste, a client replaying changes) publishes once,
+            // for its last version: a change that is overtaken within the pause publishes
+            // nothing.
+            tokio::time::sleep(PUBLISH_PAUSE).await;
+            if server.state().generation == generation {
+                server.publish_diagnostics().await;
+            }
+        });
     }
 
     /// Publishes the diagnostics of every open document in two phases (see Note
@@ -247,7 +267,9 @@ impl Server {
         let mut to_send = Vec::new();
         {
             let mut st = self.state();
-            if generation < st.published_generation {
+            // A newer edit (or an older batch already overtaken) supersedes this one: the
+            // newer generation's own task publishes.
+            if generation < st.published_generation || generation < st.generation {
                 return false;
             }
             st.published_generation = generation;
@@ -290,6 +312,34 @@ impl Server {
                 if !st.docs.values().any(|d| d.path == path) {
                     st.db.set_file(&path, text);
                 }
+            }
+        });
+    }
+
+    /// Asks the client to watch the workspace's `.fut` files and tell us of changes
+    /// (`workspace/didChangeWatchedFiles`): editors such as Neovim watch only what a server
+    /// registers. Not awaited: the client answers in its own time.
+    fn register_watchers(&self) {
+        let client = self.inner.client.clone();
+        tokio::spawn(async move {
+            let options = DidChangeWatchedFilesRegistrationOptions {
+                watchers: vec![FileSystemWatcher {
+                    glob_pattern: GlobPattern::String("**/*.fut".to_string()),
+                    kind: None,
+                }],
+            };
+            let registration = Registration {
+                id: "futhark-watch-fut".to_string(),
+                method: "workspace/didChangeWatchedFiles".to_string(),
+                register_options: serde_json::to_value(options).ok(),
+            };
+            if let Err(e) = client.register_capability(vec![registration]).await {
+                client
+                    .log_message(
+                        MessageType::WARNING,
+                        format!("cannot register file watching: {e}"),
+                    )
+                    .await;
             }
         });
     }
@@ -442,6 +492,12 @@ impl LanguageServer for Server {
                 .as_ref()
                 .and_then(|w| w.code_lens.as_ref()?.refresh_support)
                 .unwrap_or(false);
+            st.watch_registration = params
+                .capabilities
+                .workspace
+                .as_ref()
+                .and_then(|w| w.did_change_watched_files.as_ref()?.dynamic_registration)
+                .unwrap_or(false);
         }
         Ok(InitializeResult {
             server_info: Some(ServerInfo {
@@ -454,12 +510,16 @@ impl LanguageServer for Server {
     }
 
     async fn initialized(&self, _: InitializedParams) {
+        if self.state().watch_registration {
+            self.register_watchers();
+        }
         let server = self.clone();
         let _ = tokio::task::spawn_blocking(move || server.load_workspace()).await;
         self.inner.workspace_loaded.send_replace(true);
     }
 
     async fn shutdown(&self) -> Result<()> {
+        SHUTDOWN_REQUESTED.store(true, Ordering::SeqCst);
         Ok(())
     }
 
@@ -545,6 +605,22 @@ impl LanguageServer for Server {
         });
     }
 
+    async fn document_highlight(
+        &self,
+        params: DocumentHighlightParams,
+    ) -> Result<Option<Vec<DocumentHighlight>>> {
+        self.run(move |s| handlers::document_highlight::handle(s, params))
+            .await
+    }
+
+    async fn selection_range(
+        &self,
+        params: SelectionRangeParams,
+    ) -> Result<Option<Vec<SelectionRange>>> {
+        self.run(move |s| handlers::selection_range::handle(s, params))
+            .await
+    }
+
     async fn hover(&self, params: HoverParams) -> Result<Option<Hover>> {
         self.run(move |s| handlers::hover::handle(s, params)).await
     }
@@ -554,6 +630,14 @@ impl LanguageServer for Server {
         params: GotoDefinitionParams,
     ) -> Result<Option<GotoDefinitionResponse>> {
         self.run(move |s| handlers::definition::handle(s, params))
+            .await
+    }
+
+    async fn goto_type_definition(
+        &self,
+        params: request::GotoTypeDefinitionParams,
+    ) -> Result<Option<request::GotoTypeDefinitionResponse>> {
+        self.run(move |s| handlers::type_definition::handle(s, params))
             .await
     }
 
@@ -695,7 +779,10 @@ fn capabilities() -> ServerCapabilities {
         )),
         hover_provider: Some(HoverProviderCapability::Simple(true)),
         definition_provider: Some(OneOf::Left(true)),
+        type_definition_provider: Some(TypeDefinitionProviderCapability::Simple(true)),
         references_provider: Some(OneOf::Left(true)),
+        document_highlight_provider: Some(OneOf::Left(true)),
+        selection_range_provider: Some(SelectionRangeProviderCapability::Simple(true)),
         rename_provider: Some(OneOf::Right(RenameOptions {
             prepare_provider: Some(true),
             work_done_progress_options: WorkDoneProgressOptions::default(),

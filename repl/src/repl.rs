@@ -73,7 +73,9 @@ impl Printer {
 /// Runs the REPL until `:quit` or end of input.
 pub fn run(args: Args) -> Result<ExitCode, ReplError> {
     let interactive = std::io::stdin().is_terminal();
-    let color = !args.no_color && std::io::stdout().is_terminal();
+    // https://no-color.org: a set, non-empty NO_COLOR turns colours off, as --no-color does.
+    let no_color_env = std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty());
+    let color = !args.no_color && !no_color_env && std::io::stdout().is_terminal();
     // The environment's options, read once here at the edge (a malformed FUTHARK_GPUS is
     // ignored: sessions open the GPUs `--gpus`/`:gpus` ask for, else all).
     let (base, _) = futhark_options::from_env();
@@ -117,11 +119,15 @@ pub fn run(args: Args) -> Result<ExitCode, ReplError> {
     let mut editor: Editor<ReplHelper, FileHistory> = Editor::with_config(config)?;
     editor.set_helper(Some(ReplHelper {
         session: session.clone(),
+        color,
+        hinter: rustyline::hint::HistoryHinter::new(),
     }));
     if let Some(h) = &history {
         let _ = editor.load_history(h);
     }
 
+    // Said once, not after every entry.
+    let mut history_failed = false;
     loop {
         let prompt = format!("[{}]> ", session.borrow().next_cell());
         if !interactive {
@@ -139,10 +145,18 @@ pub fn run(args: Args) -> Result<ExitCode, ReplError> {
         if text.is_empty() {
             continue;
         }
+        // Appended now, not only at a clean exit: a crash or a kill keeps what was typed.
+        if let Some(h) = &history
+            && let Err(e) = editor.append_history(h)
+            && !history_failed
+        {
+            history_failed = true;
+            eprintln!("note: cannot write the history to {}: {e}", h.display());
+        }
         let mut s = session.borrow_mut();
         if let Some(rest) = text.strip_prefix(':') {
             s.skip_cell();
-            let out = match commands::parse(rest) {
+            let out = match commands::parse(rest, ':') {
                 Ok(cmd) => run_command(&mut s, cmd),
                 Err(e) => {
                     printer.error(&s, &e);
@@ -167,9 +181,6 @@ pub fn run(args: Args) -> Result<ExitCode, ReplError> {
         let _ = std::io::stdout().flush();
     }
     println!("Leaving 'futhark repl'.");
-    if let Some(h) = &history {
-        let _ = editor.save_history(h);
-    }
     Ok(ExitCode::SUCCESS)
 }
 

@@ -192,3 +192,98 @@ fn reference_transcripts() {
     );
     assert!(failed.is_empty(), "{}", failed.join("\n"));
 }
+
+/// Runs the REPL in a terminal (util-linux `script`) with `env`, typing `input`; returns
+/// what the terminal showed, or `None` when `script` is missing.
+fn in_terminal(env: &[(&str, &str)], input: &str, dir: &Path) -> Option<String> {
+    Command::new("script").arg("--version").output().ok()?;
+    let mut cmd = Command::new("script");
+    cmd.args(["-qfec", env!("CARGO_BIN_EXE_futhark-repl"), "/dev/null"])
+        .current_dir(dir)
+        .env("FUTHARK_REPL_HISTORY", dir.join("history"))
+        .env("FUTHARK_NO_GPU", "1")
+        .env("TERM", "xterm")
+        .env_remove("NO_COLOR")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    let mut child = cmd.spawn().ok()?;
+    if let Some(mut stdin) = child.stdin.take() {
+        for line in input.lines() {
+            let _ = stdin.write_all(format!("{line}\r").as_bytes());
+            let _ = stdin.flush();
+            std::thread::sleep(std::time::Duration::from_millis(300));
+        }
+    }
+    let out = child.wait_with_output().ok()?;
+    Some(String::from_utf8_lossy(&out.stdout).into_owned())
+}
+
+#[test]
+fn a_terminal_shows_colours_unless_no_color_is_set() {
+    let dir = scratch("colours");
+    let input = "def x = 1\n1 + true\n:quit\n";
+    let Some(coloured) = in_terminal(&[], input, &dir) else {
+        eprintln!("skipped: util-linux `script` is not installed");
+        return;
+    };
+    // The input line is highlighted (`def` a keyword) and the error is red.
+    assert!(coloured.contains("\x1b[35mdef\x1b[0m"), "{coloured:?}");
+    assert!(coloured.contains("\x1b[31m"), "{coloured:?}");
+    let plain = in_terminal(&[("NO_COLOR", "1")], input, &dir).unwrap_or_default();
+    assert!(plain.contains("type-mismatch"), "{plain:?}");
+    assert!(
+        !plain.contains("\x1b[35m") && !plain.contains("\x1b[31m"),
+        "{plain:?}"
+    );
+}
+
+#[test]
+fn history_is_appended_after_each_entry() {
+    // Run in a terminal (util-linux `script` gives it one: rustyline keeps no history of
+    // piped input), then killed while a cell runs: what was entered before is in the
+    // history file.
+    if Command::new("script").arg("--version").output().is_err() {
+        eprintln!("skipped: util-linux `script` is not installed");
+        return;
+    }
+    let dir = scratch("history");
+    let history = dir.join("history");
+    let _ = std::fs::remove_file(&history);
+    let repl = env!("CARGO_BIN_EXE_futhark-repl");
+    let mut child = match Command::new("script")
+        .args(["-qfec", repl, "/dev/null"])
+        .current_dir(&dir)
+        .env("FUTHARK_REPL_HISTORY", &history)
+        .env("FUTHARK_NO_GPU", "1")
+        .env("TERM", "xterm")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+    {
+        Ok(c) => c,
+        Err(e) => panic!("cannot start futhark-repl: {e}"),
+    };
+    let mut stdin = child.stdin.take();
+    if let Some(s) = stdin.as_mut() {
+        let _ = s.write_all(b"1 + 2\rloop i = 0i64 while true do i + 1\r");
+        let _ = s.flush();
+    }
+    let start = std::time::Instant::now();
+    let mut text = String::new();
+    while start.elapsed() < std::time::Duration::from_secs(30) {
+        text = std::fs::read_to_string(&history).unwrap_or_default();
+        if text.contains("1 + 2") {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    let _ = child.kill();
+    let _ = child.wait();
+    drop(stdin);
+    assert!(text.contains("1 + 2"), "history so far: {text:?}");
+}

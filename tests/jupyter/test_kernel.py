@@ -15,8 +15,8 @@ class FutharkKernelTests(jkt.KernelTests):
     # the kernel's stdout stream (tested in test_protocol.py), but it prints values in
     # Futhark syntax, and a string is an array of bytes there.
 
-    # Placement notes (no GPU visible) go to stderr.
-    code_stderr = "%backend cuda"
+    # The checker's warnings go to stderr (notes and command output go to stdout).
+    code_stderr = "[1, 2] == [1, 2]"
 
     completion_samples = [
         {"text": "f32.sq", "matches": {"sqrt"}},
@@ -44,10 +44,10 @@ class FutharkKernelTests(jkt.KernelTests):
         {"code": "%plot2d map (\\i -> f64.i64 i ** 2) (iota 20)", "mime": "image/png"},
     ]
 
-    # Search is answered by the kernel, but jupyter-protocol 2.0.3 cannot parse a search
-    # request that leaves out `unique` or `n` (as this suite's requests do), so such a
-    # request is logged as malformed and never reaches the kernel's history.
-    supported_history_operations = ("tail", "range")
+    # A search without `unique` or `n` (as this suite and Jupyter's own client send it)
+    # is answered with the specification's defaults (the kernel's wire.rs).
+    supported_history_operations = ("tail", "range", "search")
+    code_history_pattern = "1 + 2"
 
     code_inspect_sample = "map"
 

@@ -213,3 +213,144 @@ def test_unsigned_and_malformed_messages_are_rejected(kernel):
     assert reply["content"]["status"] == "error"
     reply, out = run(kc, "1 + 1")
     assert of_type(out, "execute_result")[0]["content"]["data"]["text/plain"] == "2"
+
+
+def test_stop_on_error_aborts_the_queued_cells(kernel):
+    # "Run All": every cell is sent at once; after the failing one, the queued cells are
+    # answered `aborted` (as IPython does), and a later cell runs again.
+    _, kc = kernel
+    ids = [kc.execute(code) for code in ["1 + true", "1 + 1", "2 + 2"]]
+    replies = {}
+    while len(replies) < len(ids):
+        r = kc.get_shell_msg(timeout=TIMEOUT)
+        if r["parent_header"].get("msg_id") in ids:
+            replies[r["parent_header"]["msg_id"]] = r["content"]["status"]
+    assert [replies[i] for i in ids] == ["error", "aborted", "aborted"]
+    reply, out = run(kc, "3 + 3")
+    assert reply["content"]["status"] == "ok"
+    assert of_type(out, "execute_result")[0]["content"]["data"]["text/plain"] == "6"
+
+
+def test_without_stop_on_error_the_queued_cells_run(kernel):
+    _, kc = kernel
+    ids = [kc.execute(code, stop_on_error=False) for code in ["1 + true", "1 + 1"]]
+    replies = {}
+    while len(replies) < len(ids):
+        r = kc.get_shell_msg(timeout=TIMEOUT)
+        if r["parent_header"].get("msg_id") in ids:
+            replies[r["parent_header"]["msg_id"]] = r["content"]["status"]
+    assert [replies[i] for i in ids] == ["error", "ok"]
+
+
+def test_history_search_with_the_clients_defaults(kernel):
+    # jupyter_client sends a search without `unique` and `n`.
+    _, kc = kernel
+    run(kc, "1 + 2")
+    msg_id = kc.history(hist_access_type="search", pattern="1*")
+    reply = shell_reply(kc, msg_id)
+    assert reply["content"]["status"] == "ok"
+    assert [h[2] for h in reply["content"]["history"]] == ["1 + 2"]
+
+
+def test_cells_are_numbered_as_the_notebook_numbers_them(kernel):
+    _, kc = kernel
+    run(kc, "%help")  # In[1]: a magic only
+    reply, out = run(kc, "1 / 0i32")  # In[2]
+    assert reply["content"]["execution_count"] == 2
+    (err,) = of_type(out, "error")
+    assert any("[2]:1:1" in line for line in err["content"]["traceback"]), err
+    run(kc, "1 + 1")  # In[3]
+    run(kc, "2 + 2")  # In[4]
+    reply, out = run(kc, "%compare 3 4")
+    assert reply["content"]["status"] == "ok", reply["content"]
+    text = "".join(m["content"]["text"] for m in of_type(out, "stream"))
+    assert "[3] on the interpreter" in text and "[4] on the interpreter" in text, text
+    assert "no GPU ran" in text, text
+    _, out = run(kc, "%profile")
+    text = "".join(m["content"]["text"] for m in of_type(out, "stream"))
+    assert text.startswith("cell [4]"), text
+
+
+def test_type_errors_are_printed_once(kernel):
+    _, kc = kernel
+    _, out = run(kc, "1 + true")
+    (err,) = of_type(out, "error")
+    text = "\n".join(err["content"]["traceback"])
+    assert text.count("Actual:") == 1, text
+
+
+def test_notes_are_plain_stdout(kernel):
+    _, kc = kernel
+    for code in ["%gpus", "%backend cuda", "%backend interp"]:
+        reply, out = run(kc, code)
+        assert reply["content"]["status"] == "ok"
+        names = {m["content"]["name"] for m in of_type(out, "stream")}
+        assert names == {"stdout"}, (code, out)
+        assert not of_type(out, "error")
+
+
+def test_one_caption_and_no_suffixes_in_tables(kernel):
+    _, kc = kernel
+    _, out = run(kc, "[1.5f32, 2, -1]")
+    (res,) = of_type(out, "execute_result")
+    html = res["content"]["data"]["text/html"]
+    assert html.count("[3]f32") == 1, html
+    table = html.split("</table>")[0]
+    assert ">1.5<" in table and ">-1.0<" in table and "f32" not in table, html
+    _, out = run(kc, "7i32")
+    (res,) = of_type(out, "execute_result")
+    assert res["content"]["data"]["text/html"].count("i32") == 1
+
+
+def test_magic_errors_speak_magics(kernel):
+    _, kc = kernel
+    reply, out = run(kc, "%type")
+    assert reply["content"]["status"] == "error"
+    (err,) = of_type(out, "error")
+    assert err["content"]["evalue"] == "%type needs an expression"
+
+
+def test_declarations_then_an_expression_in_one_cell(kernel):
+    _, kc = kernel
+    reply, out = run(kc, "def sq (x: i32) = x * x\nsq 3")
+    assert reply["content"]["status"] == "ok", out
+    (res,) = of_type(out, "execute_result")
+    assert res["content"]["data"]["text/plain"] == "9"
+    _, out = run(kc, "sq 4")
+    assert of_type(out, "execute_result")[0]["content"]["data"]["text/plain"] == "16"
+
+
+def test_type_of_a_size_generic_function(kernel):
+    _, kc = kernel
+    _, out = run(kc, "%type map (+1)")
+    text = "".join(m["content"]["text"] for m in of_type(out, "stream"))
+    assert "[n]i32 -> *[n]i32" in text, text
+
+
+def test_kernels_on_the_interpreter_say_no_gpu_runs(kernel):
+    _, kc = kernel
+    run(kc, "1 + 1")
+    _, out = run(kc, "%kernels")
+    text = "".join(m["content"]["text"] for m in of_type(out, "stream"))
+    assert text.startswith("cells run on the interpreter: no GPU runs"), text
+
+
+def test_the_kernelspec_has_logos():
+    from jupyter_client.kernelspec import KernelSpecManager
+
+    spec = KernelSpecManager().get_kernel_spec("futhark")
+    import pathlib
+
+    for size in (32, 64):
+        data = (pathlib.Path(spec.resource_dir) / f"logo-{size}x{size}.png").read_bytes()
+        assert data[:8] == b"\x89PNG\r\n\x1a\n"
+        assert int.from_bytes(data[16:20], "big") == size
+
+
+def test_plots_are_pngs_of_the_plot_size(kernel):
+    _, kc = kernel
+    _, out = run(kc, "%plot2d map (\\i -> f64.i64 i ** 2) (iota 20)")
+    (pic,) = of_type(out, "display_data")
+    png = base64.b64decode(pic["content"]["data"]["image/png"])
+    assert png[:8] == b"\x89PNG\r\n\x1a\n"
+    assert (int.from_bytes(png[16:20], "big"), int.from_bytes(png[20:24], "big")) == (640, 400)

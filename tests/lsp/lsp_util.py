@@ -66,6 +66,7 @@ def _record_diagnostics(client: pytest_lsp.client.LanguageClient, params: types.
     counts = client.__dict__.setdefault("publish_counts", {})
     counts[params.uri] = counts.get(params.uri, 0) + 1
     client.__dict__.setdefault("published", {})[params.uri] = (params.version, list(params.diagnostics))
+    client.__dict__.setdefault("versions_published", {}).setdefault(params.uri, []).append(params.version)
     client.__dict__.setdefault("diag_event", asyncio.Event()).set()
 
 
@@ -78,6 +79,14 @@ def _count_lens_refresh(client: pytest_lsp.client.LanguageClient, params: None):
 
 
 pytest_lsp.client.DEFAULT_CLIENT_FEATURES[types.WORKSPACE_CODE_LENS_REFRESH] = _count_lens_refresh
+
+
+def _record_registration(client: pytest_lsp.client.LanguageClient, params: types.RegistrationParams):
+    """Answers client/registerCapability, remembering what the server registered."""
+    client.__dict__.setdefault("registrations", []).extend(params.registrations)
+
+
+pytest_lsp.client.DEFAULT_CLIENT_FEATURES[types.CLIENT_REGISTER_CAPABILITY] = _record_registration
 
 
 async def diagnostics_for(client, uri: str, version: int, timeout: float = 20.0, until=None):

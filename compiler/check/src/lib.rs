@@ -179,6 +179,9 @@ pub fn check_decs_incremental(
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct CheckedExp {
     pub ty: Type,
+    /// The type as a REPL's `:type` shows it: sizes nothing pins down stay generic
+    /// (`[n]i32 -> *[n]i32` for `map (+1)`) instead of defaulting to 0 as in `ty`.
+    pub general: Type,
     pub info: TypeInfo,
     pub diagnostics: Vec<Diagnostic>,
 }
@@ -190,14 +193,42 @@ pub fn check_exp(ctx: &CheckContext, scope: &FileScope, file: FileId, exp: &Exp)
     c.begin_def();
     let t = c.check_exp(exp);
     c.apply_defaults();
+    let general = general_sizes(&c, &t);
     c.finish_def(None);
     c.uniqueness_check_exp(exp);
     let ty = c.uni.zonk(&t);
     CheckedExp {
         ty,
+        general,
         info: c.info,
         diagnostics: c.diags,
     }
+}
+
+/// `t` with its unresolved size variables named `n`, `m`, `k`, … in order of appearance.
+fn general_sizes(c: &Checker, t: &Type) -> Type {
+    let t = c.uni.zonk(t);
+    let mut free: Vec<VName> = Vec::new();
+    let mut taken: Vec<String> = Vec::new();
+    for v in t.size_vars() {
+        if !c.uni.is_free_var(&v) {
+            taken.push(v.name().to_string());
+        } else if !free.contains(&v) {
+            free.push(v);
+        }
+    }
+    // Names the type does not already use for sizes in scope (`[n]` of a `def n`).
+    let names: Vec<String> = ["n", "m", "k", "l", "p", "q"]
+        .iter()
+        .map(|n| n.to_string())
+        .chain((0..).map(|i| format!("n{i}")))
+        .filter(|n| !taken.contains(n))
+        .take(free.len())
+        .collect();
+    t.subst_sizes(&|v| {
+        let i = free.iter().position(|w| w == v)?;
+        Some(Size::Var(VName::new(names.get(i)?.clone(), 0)))
+    })
 }
 
 /// `CheckContext` and results are shared across threads by the database.

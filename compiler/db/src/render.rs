@@ -61,6 +61,9 @@ pub fn render_terminal(db: &dyn Db, diags: &[Diagnostic], color: bool) -> String
             continue;
         }
         let primary = (d.span.file, d.span.range());
+        // The header has the whole message; under the excerpt its first line is enough
+        // (a type mismatch's `Expected:`/`Actual:` lines are not printed twice).
+        let label = d.message.lines().next().unwrap_or_default();
         let mut report = Report::build(kind(d.severity), primary.clone())
             .with_config(
                 Config::default()
@@ -71,7 +74,7 @@ pub fn render_terminal(db: &dyn Db, diags: &[Diagnostic], color: bool) -> String
             .with_message(&d.message)
             .with_label(
                 Label::new(primary)
-                    .with_message(&d.message)
+                    .with_message(label)
                     .with_color(Color::Red),
             );
         for label in &d.labels {

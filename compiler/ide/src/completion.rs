@@ -28,6 +28,8 @@ pub enum CompletionKind {
     Field,
     Keyword,
     Snippet,
+    /// A file or folder in an `import` path.
+    File,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -80,6 +82,9 @@ const SNIPPETS: [(&str, &str, &str); 4] = [
 pub fn completions(db: &dyn Db, pos: FilePosition) -> Vec<CompletionItem> {
     let text = pos.file.text(db);
     let offset = clamp_to_char(text, pos.offset);
+    if let Some(paths) = crate::import_paths::import_completions(db, pos.file, offset) {
+        return paths;
+    }
     if in_comment_or_string(db, pos.file, offset) {
         return Vec::new();
     }
@@ -95,6 +100,25 @@ pub fn completions(db: &dyn Db, pos: FilePosition) -> Vec<CompletionItem> {
             Some(env) => module_members(db, &env, replace),
             None => record_fields(db, pos.file, path_start, &path, replace),
         },
+        // After `(…).`, `{…}.` or `[…].`: the fields of that expression, never the names in
+        // scope.
+        None if start >= 2 && bytes[start - 1] == b'.' && b")}]".contains(&bytes[start - 2]) => {
+            let fields = crate::records::record_ending_at(db, pos.file, start as u32 - 1)
+                .unwrap_or_default();
+            fields
+                .into_iter()
+                .map(|label| CompletionItem {
+                    label,
+                    kind: CompletionKind::Field,
+                    detail: None,
+                    doc: None,
+                    insert_text: None,
+                    is_snippet: false,
+                    replace,
+                    sort_group: 0,
+                })
+                .collect()
+        }
         None => unqualified(db, &scope, replace),
     }
 }
@@ -448,6 +472,19 @@ local def hidden = 2
         assert!(items.contains(&("match".to_string(), CompletionKind::Keyword)));
         assert!(items.contains(&("loop".to_string(), CompletionKind::Snippet)));
         assert!(items.iter().all(|(l, _)| l != "+"), "no bare operators");
+    }
+
+    #[test]
+    fn fields_after_a_bracketed_expression() {
+        let items = labels("def z = {x = 1i32, y = 2i32}.$0");
+        assert_eq!(
+            items,
+            vec![
+                ("x".to_string(), CompletionKind::Field),
+                ("y".to_string(), CompletionKind::Field)
+            ]
+        );
+        assert_eq!(labels("def z = (1i32, 2i32).$0").len(), 2);
     }
 
     #[test]

@@ -44,6 +44,9 @@ pub fn goto_definition(db: &dyn Db, pos: FilePosition) -> Vec<NavTarget> {
             name: file.path(db).display().to_string(),
             kind: None,
         }],
+        Target::Unresolved if occ.class == crate::scope::NameClass::Field => {
+            crate::records::field_definition(db, pos)
+        }
         Target::Builtin | Target::Unresolved => Vec::new(),
     }
 }

@@ -66,7 +66,9 @@ pub fn hover(db: &dyn Db, pos: FilePosition, with_types: bool) -> Option<HoverRe
     };
     let ty = match occ.class {
         _ if !with_types => None,
-        NameClass::Field | NameClass::Constructor | NameClass::File | NameClass::Module => None,
+        NameClass::Constructor | NameClass::File | NameClass::Module => None,
+        // A field's type: the checker's type of the projection `e.x` that ends with it.
+        NameClass::Field => types::type_of_name(db, pos.file, occ.span),
         _ => types::type_of_name(db, pos.file, occ.span),
     };
     let mut res = HoverResult {
@@ -102,6 +104,11 @@ pub fn hover(db: &dyn Db, pos: FilePosition, with_types: bool) -> Option<HoverRe
         }
         Target::Unresolved => {
             res.ty.as_ref()?;
+            if occ.class == NameClass::Field {
+                let text = pos.file.text(db);
+                let name = text.get(occ.span.range()).unwrap_or("");
+                res.description = Some(format!("record field `{name}`"));
+            }
         }
     }
     Some(res)

@@ -16,6 +16,7 @@
 //! files that do not type-check. Types come from the checker through [`types`] (hover,
 //! inlay hints, record fields, type errors), and never block the syntactic features.
 
+mod capture;
 mod code_lens;
 mod completion;
 mod defs;
@@ -24,12 +25,15 @@ mod env;
 mod folding;
 mod goto;
 mod hover;
+mod import_paths;
 mod inlay;
 pub mod ir_view;
 mod prelude;
+mod records;
 mod references;
 mod rename;
 mod scope;
+mod selection;
 mod semantic_tokens;
 mod signature;
 mod symbols;
@@ -52,10 +56,12 @@ pub use hover::{HoverResult, hover};
 pub use inlay::{InlayHint, InlayKind, inlay_hints};
 pub use ir_view::{View, show_cuda, show_ir};
 pub use prelude::{PRELUDE_DIR, PRELUDE_FILES, is_prelude_path, register_prelude};
+pub use records::type_definition;
 pub use references::{Reference, find_references};
 pub use rename::{RenameError, SourceChange, TextEdit, prepare_rename, rename};
 pub use scope::{FileIndex, NameClass, Occurrence, Role, Target, file_index};
-pub use semantic_tokens::{Modifiers, SemanticToken, TokenClass, semantic_tokens};
+pub use selection::selection_ranges;
+pub use semantic_tokens::{Modifiers, SemanticToken, TokenClass, lexical_tokens, semantic_tokens};
 pub use signature::{SignatureHelp, signature_help};
 pub use symbols::{Symbol, SymbolKind, WorkspaceSymbol, document_symbols, workspace_symbols};
 

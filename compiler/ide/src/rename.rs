@@ -1,6 +1,7 @@
-//! Rename: checks that the name under the cursor is a user definition and that the new
-//! name is valid for it, then rewrites the definition and every reference (record puns
-//! become `field = new`).
+//! Rename: checks that the name under the cursor is a user definition, that the new name
+//! is valid for it and captures nothing (`capture.rs`), then rewrites the definition and
+//! every reference (record puns become `field = new`), and the name in the `-- >>>`
+//! examples of the files that see a top-level definition.
 
 use std::fmt;
 
@@ -34,13 +35,17 @@ pub enum RenameError {
     NotRenamable(String),
     /// The new name is not valid here.
     InvalidName(String),
+    /// The new name would change what a name refers to.
+    Capture(String),
 }
 
 impl fmt::Display for RenameError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             RenameError::NoDefinition => write!(f, "no renamable name at the cursor"),
-            RenameError::NotRenamable(why) | RenameError::InvalidName(why) => f.write_str(why),
+            RenameError::NotRenamable(why)
+            | RenameError::InvalidName(why)
+            | RenameError::Capture(why) => f.write_str(why),
         }
     }
 }
@@ -80,6 +85,9 @@ pub fn rename(
     if new_name == def.name {
         return Ok(change);
     }
+    if let Some(why) = crate::capture::capture(db, target, &def.name, new_name, &refs) {
+        return Err(RenameError::Capture(why));
+    }
     for r in refs {
         let new_text = if r.pun {
             format!("{} = {new_name}", def.name)
@@ -95,11 +103,74 @@ pub fn rename(
             None => change.edits.push((r.file, vec![edit])),
         }
     }
+    if !target.kind.is_local() {
+        let mut files = vec![target.file];
+        for (f, _) in &change.edits {
+            if !files.contains(f) {
+                files.push(*f);
+            }
+        }
+        for file in files {
+            let edits = example_edits(db, file, target, &def.name, new_name);
+            if edits.is_empty() {
+                continue;
+            }
+            match change.edits.iter_mut().find(|(f, _)| *f == file) {
+                Some((_, old)) => old.extend(edits),
+                None => change.edits.push((file, edits)),
+            }
+        }
+    }
     for (_, edits) in &mut change.edits {
         edits.sort_by_key(|e| e.range.start);
         edits.dedup_by_key(|e| e.range);
     }
     Ok(change)
+}
+
+/// The edits renaming `old` to `new` in the `-- >>>` examples of `file`, when `old` names
+/// `target` there (examples are evaluated in the scope of the whole file).
+fn example_edits(
+    db: &dyn Db,
+    file: File,
+    target: crate::env::DefLoc,
+    old: &str,
+    new: &str,
+) -> Vec<TextEdit> {
+    let lenses = crate::code_lens::code_lenses(db, file);
+    if lenses.is_empty() {
+        return Vec::new();
+    }
+    let text = file.text(db);
+    let scope = crate::scope::scope_at(db, file, text.len() as u32);
+    let ns = target.kind.namespace();
+    if crate::capture::lookup(&scope, old, ns).map(|(_, loc)| loc) != Some(target) {
+        return Vec::new();
+    }
+    let mut out = Vec::new();
+    for lens in lenses {
+        let line = &text[lens.range.start as usize..lens.range.end as usize];
+        let Some(at) = line.find(">>>") else {
+            continue;
+        };
+        let base = lens.range.start as usize + at + 3;
+        let expr = &text[base..lens.range.end as usize];
+        let lexed = futhark_syntax::lexer::lex(file.id(db), expr);
+        for t in &lexed.tokens {
+            let (s, e) = (t.start as usize, t.end as usize);
+            let qualified = s > 0 && expr.as_bytes()[s - 1] == b'.';
+            if t.kind == futhark_syntax::lexer::TokenKind::Ident
+                && expr.get(s..e) == Some(old)
+                && !qualified
+            {
+                out.push(TextEdit {
+                    range: TextRange::new((base + s) as u32, (base + e) as u32),
+                    new_text: new.to_string(),
+                });
+            }
+        }
+    }
+    out
 }
 
 const KEYWORDS: [&str; 24] = [
@@ -314,6 +385,47 @@ def y = double$0 2
             "def f (x: i32$0) = x\n",
             "int",
             expect!["error: no renamable name at the cursor"],
+        );
+    }
+
+    #[test]
+    fn captures_are_refused() {
+        // The renamed use of `x` would refer to the inner `y`.
+        check(
+            "def f (x$0: i32) = let y = x + 1 in y * x\n",
+            "y",
+            expect!["error: renaming to `y` would make a use of `x` refer to another `y`"],
+        );
+        // The use of the parameter `x` would refer to the renamed `let`.
+        check(
+            "def f (x: i32) = let y$0 = x + 1 in y * x\n",
+            "x",
+            expect![
+                "error: renaming to `x` would make a use of another `x` refer to this definition"
+            ],
+        );
+        // Shadowing that changes nothing is allowed.
+        check(
+            "def f (x: i32) = let y$0 = 1 in y\n",
+            "x",
+            expect![[r#"
+                /main.fut:
+                def f (x: i32) = let x = 1 in x
+            "#]],
+        );
+    }
+
+    #[test]
+    fn examples_follow_the_rename() {
+        check(
+            "-- >>> quad 3\n-- >>> M.quad 1 + quad 2\ndef quad$0 (x: i32) = x * 4\n",
+            "four",
+            expect![[r#"
+                /main.fut:
+                -- >>> four 3
+                -- >>> M.quad 1 + four 2
+                def four (x: i32) = x * 4
+            "#]],
         );
     }
 }

@@ -87,9 +87,7 @@ pub fn semantic_tokens(db: &dyn Db, file: File, range: Option<TextRange>) -> Vec
                 in_attr = 1;
                 Some(TokenClass::Attribute)
             }
-            k if k.is_keyword() => Some(TokenClass::Keyword),
-            TokenKind::Int | TokenKind::Float | TokenKind::Char => Some(TokenClass::Number),
-            TokenKind::String => Some(TokenClass::String),
+            k if plain_class(k).is_some() => plain_class(k),
             TokenKind::Doc => {
                 push(&mut out, t, TokenClass::Comment, Modifiers::DOCUMENTATION);
                 None
@@ -132,6 +130,64 @@ pub fn semantic_tokens(db: &dyn Db, file: File, range: Option<TextRange>) -> Vec
     if let Some(range) = range {
         out.retain(|t| t.range.end > range.start && t.range.start < range.end);
     }
+    out
+}
+
+/// The class of a token that the lexer alone decides (no name resolution needed).
+fn plain_class(kind: TokenKind) -> Option<TokenClass> {
+    match kind {
+        k if k.is_keyword() => Some(TokenClass::Keyword),
+        TokenKind::Int | TokenKind::Float | TokenKind::Char => Some(TokenClass::Number),
+        TokenKind::String => Some(TokenClass::String),
+        _ => None,
+    }
+}
+
+/// Tokens of a text classified by the lexer alone, as [`semantic_tokens`] classifies them
+/// before name resolution: keywords, numbers, strings, comments, attributes, operators and
+/// constructors (names are left out). For highlighting text that is no file of the
+/// database, such as a REPL's input line.
+pub fn lexical_tokens(text: &str) -> Vec<SemanticToken> {
+    let lexed = lex(futhark_syntax::FileId(u32::MAX), text);
+    let mut out = Vec::new();
+    let mut in_attr = 0u32;
+    for t in &lexed.tokens {
+        if in_attr > 0 {
+            match t.kind {
+                TokenKind::LBracket | TokenKind::IndexBracket | TokenKind::HashBracket => {
+                    in_attr += 1
+                }
+                TokenKind::RBracket => in_attr -= 1,
+                _ => {}
+            }
+            push(&mut out, t, TokenClass::Attribute, Modifiers::default());
+            continue;
+        }
+        let class = match t.kind {
+            TokenKind::HashBracket => {
+                in_attr = 1;
+                Some(TokenClass::Attribute)
+            }
+            TokenKind::Doc => Some(TokenClass::Comment),
+            TokenKind::Symbol | TokenKind::Bang | TokenKind::Backtick | TokenKind::QualSymbol => {
+                Some(TokenClass::Operator)
+            }
+            TokenKind::Constructor => Some(TokenClass::Constructor),
+            k => plain_class(k),
+        };
+        if let Some(class) = class {
+            push(&mut out, t, class, Modifiers::default());
+        }
+    }
+    for c in &lexed.comments {
+        out.push(SemanticToken {
+            range: TextRange::new(c.start, c.end),
+            class: TokenClass::Comment,
+            modifiers: Modifiers::default(),
+        });
+    }
+    out.retain(|t| t.range.end as usize <= text.len() && t.range.start < t.range.end);
+    out.sort_by_key(|t| t.range.start);
     out
 }
 

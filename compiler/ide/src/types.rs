@@ -30,7 +30,7 @@ pub(crate) fn guarded<T>(f: impl FnOnce() -> T) -> Option<T> {
 }
 
 /// Applies `f` to the checker's tables for `file`, if checking it succeeded.
-fn with_info<R>(db: &dyn Db, file: File, f: impl FnOnce(&TypeInfo) -> R) -> Option<R> {
+pub(crate) fn with_info<R>(db: &dyn Db, file: File, f: impl FnOnce(&TypeInfo) -> R) -> Option<R> {
     if is_prelude_path(file.path(db)) {
         let info = guarded(|| futhark_db::check_context().prelude_info())?;
         return Some(f(info));

@@ -153,6 +153,65 @@ pub(crate) fn parse_cell(id: FileId, text: &str) -> futhark_syntax::Cell {
     }
 }
 
+/// A cell of declarations followed by an expression on a line of its own at column 0, as
+/// notebooks invite (`def sq (x: i32) = x * x` then `sq 3`); Futhark's grammar alone would
+/// read the expression as part of the last definition's body (`x * x sq 3`).
+pub(crate) struct SplitCell {
+    /// Where the expression's line starts.
+    pub at: usize,
+    pub decs: Vec<Dec>,
+    pub exp: Exp,
+    /// The cell's text with the declarations blanked (newlines kept), so the expression
+    /// keeps its offsets.
+    pub exp_text: String,
+}
+
+/// Words that start a declaration (a line starting with one is no expression).
+const DEC_WORDS: [&str; 9] = [
+    "def", "let", "type", "module", "open", "import", "local", "entry", "include",
+];
+
+/// Splits a cell into declarations and a final expression (see [`SplitCell`]); `None` when
+/// the cell is not of that form.
+pub(crate) fn split_cell(id: FileId, text: &str) -> Option<SplitCell> {
+    let starts = text
+        .match_indices('\n')
+        .map(|(i, _)| i + 1)
+        // Room for the `def it = ` the expression is evaluated as.
+        .filter(|&i| i > "def it = ".len() && i < text.len());
+    for at in starts {
+        let line = &text[at..];
+        let first = line.chars().next()?;
+        let word: String = line
+            .chars()
+            .take_while(|c| c.is_alphanumeric() || *c == '_')
+            .collect();
+        if first.is_whitespace() || line.starts_with("--") || DEC_WORDS.contains(&word.as_str()) {
+            continue;
+        }
+        let head = futhark_syntax::parse_cell(id, &text[..at]);
+        if !head.errors.is_empty() || head.decs.is_empty() || head.exp.is_some() {
+            continue;
+        }
+        let exp_text: String = text[..at]
+            .chars()
+            .map(|c| if c == '\n' { c } else { ' ' })
+            .chain(line.chars())
+            .collect();
+        if let (Some(exp), errors) = futhark_syntax::parse_exp(id, &exp_text)
+            && errors.is_empty()
+        {
+            return Some(SplitCell {
+                at,
+                decs: head.decs,
+                exp,
+                exp_text,
+            });
+        }
+    }
+    None
+}
+
 /// The scopes of the files `file` imports, by the path as written.
 pub(crate) fn import_scopes(db: &Database, file: File) -> HashMap<String, Arc<FileScope>> {
     let mut out = HashMap::new();
@@ -195,6 +254,26 @@ pub(crate) fn bind_it(
         return None;
     }
     Some(checked.scope)
+}
+
+#[cfg(test)]
+mod split_tests {
+    use super::*;
+
+    #[test]
+    fn declarations_then_an_expression_line() {
+        let id = FileId(7);
+        let text = "def sq (x: i32) = x * x\nsq 3";
+        let split = split_cell(id, text).expect("splits");
+        assert_eq!(split.at, 24);
+        assert_eq!(split.decs.len(), 1);
+        assert_eq!(&split.exp_text[24..], "sq 3");
+        assert_eq!(split.exp.span.start, 24);
+        // Indented continuations, lone declarations and lone expressions do not split.
+        assert!(split_cell(id, "def f (x: i32) =\n  x + 1").is_none());
+        assert!(split_cell(id, "def a = 1\ndef b = 2").is_none());
+        assert!(split_cell(id, "1 +\n2").is_none());
+    }
 }
 
 #[cfg(test)]

@@ -99,15 +99,16 @@ pub fn names() -> Vec<&'static str> {
     COMMANDS.iter().map(|c| c.0).collect()
 }
 
-/// Parses a command line without its marker (`type 1 + 2`).
-pub fn parse(line: &str) -> Result<Command, CellError> {
+/// Parses a command line without its marker (`type 1 + 2`); errors name commands with
+/// `marker` (`:` in the REPL, `%` in notebooks).
+pub fn parse(line: &str, marker: char) -> Result<Command, CellError> {
     let line = line.trim();
     let (word, arg) = match line.find(char::is_whitespace) {
         Some(i) => (&line[..i], line[i..].trim()),
         None => (line, ""),
     };
-    let name = resolve(word)?;
-    let usage = |what: &str| CellError::message(ErrorKind::Usage, format!(":{name} {what}"));
+    let name = resolve(word, marker)?;
+    let usage = |what: &str| CellError::message(ErrorKind::Usage, format!("{marker}{name} {what}"));
     let need = |what: &str| -> Result<String, CellError> {
         if arg.is_empty() {
             Err(usage(&format!("needs {what}")))
@@ -170,11 +171,11 @@ pub fn parse(line: &str) -> Result<Command, CellError> {
 }
 
 /// The full name of a command given a unique prefix.
-fn resolve(word: &str) -> Result<&'static str, CellError> {
+fn resolve(word: &str, marker: char) -> Result<&'static str, CellError> {
     if word.is_empty() {
         return Err(CellError::message(
             ErrorKind::Usage,
-            "no command given; try :help",
+            format!("no command given; try {marker}help"),
         ));
     }
     if let Some(c) = COMMANDS.iter().find(|c| c.0 == word) {
@@ -189,7 +190,7 @@ fn resolve(word: &str) -> Result<&'static str, CellError> {
         [one] => Ok(one),
         [] => Err(CellError::message(
             ErrorKind::Usage,
-            format!("unknown command :{word}; try :help"),
+            format!("unknown command {marker}{word}; try {marker}help"),
         )),
         several => {
             let preferred: Vec<&&str> = several.iter().filter(|n| REFERENCE.contains(n)).collect();
@@ -198,10 +199,10 @@ fn resolve(word: &str) -> Result<&'static str, CellError> {
                 _ => Err(CellError::message(
                     ErrorKind::Usage,
                     format!(
-                        "ambiguous command :{word} (could be {})",
+                        "ambiguous command {marker}{word} (could be {})",
                         several
                             .iter()
-                            .map(|n| format!(":{n}"))
+                            .map(|n| format!("{marker}{n}"))
                             .collect::<Vec<_>>()
                             .join(", ")
                     ),
@@ -364,6 +365,12 @@ pub fn run(session: &mut Session, command: Command, marker: char) -> CommandOutp
             ))
         }
         Command::Kernels => match session.last_kernels() {
+            Ok(t) if !session.placement().device.is_compiled() => CommandOutput::text(format!(
+                "cells run on {}: no GPU runs and no kernel is compiled. The CUDA that \
+                 {marker}backend cuda would compile for the last cell:\n{}",
+                session.location(),
+                t.trim_end()
+            )),
             Ok(t) => CommandOutput::text(t.trim_end()),
             Err(e) => CommandOutput::error(e),
         },
@@ -460,6 +467,12 @@ fn compare(session: &Session, cells: Option<(usize, usize)>) -> CommandOutput {
     if let (Some(p), Some(q)) = (&a.profile, &b.profile) {
         text.push_str(&row("kernels, sum", p.kernel_ms(), q.kernel_ms()));
         text.push_str(&row("busiest GPU", p.busiest_ms(), q.busiest_ms()));
+    } else {
+        text.push_str("no kernel times: ");
+        text.push_str(match (&a.profile, &b.profile) {
+            (None, None) => "neither cell ran compiled kernels (no GPU ran)",
+            _ => "only one of the cells ran compiled kernels",
+        });
     }
     CommandOutput::text(text.trim_end())
 }
@@ -487,26 +500,34 @@ mod tests {
 
     #[test]
     fn unique_prefixes_resolve() {
-        assert_eq!(parse("l x.fut"), Ok(Command::Load("x.fut".into())));
-        assert_eq!(parse("mt M"), Ok(Command::MType("M".into())));
-        assert_eq!(parse("q"), Ok(Command::Quit));
-        assert_eq!(parse("ti on"), Ok(Command::Time(Some(true))));
-        assert_eq!(parse("k"), Ok(Command::Kernels));
+        assert_eq!(parse("l x.fut", ':'), Ok(Command::Load("x.fut".into())));
+        assert_eq!(parse("mt M", ':'), Ok(Command::MType("M".into())));
+        assert_eq!(parse("q", ':'), Ok(Command::Quit));
+        assert_eq!(parse("ti on", ':'), Ok(Command::Time(Some(true))));
+        assert_eq!(parse("k", ':'), Ok(Command::Kernels));
     }
 
     #[test]
     fn ambiguous_prefixes_prefer_reference_commands() {
-        assert_eq!(parse("t 1"), Ok(Command::Type("1".into())));
-        assert!(parse("xyz").is_err());
+        assert_eq!(parse("t 1", ':'), Ok(Command::Type("1".into())));
+        assert!(parse("xyz", ':').is_err());
+    }
+
+    #[test]
+    fn errors_name_commands_with_the_faces_marker() {
+        let e = parse("type", '%').expect_err("needs an expression");
+        assert_eq!(e.summary, "%type needs an expression");
+        let e = parse("xyz", '%').expect_err("unknown");
+        assert_eq!(e.summary, "unknown command %xyz; try %help");
     }
 
     #[test]
     fn arguments_are_checked() {
-        assert!(parse("load").is_err());
-        assert!(parse("gpus many").is_err());
-        assert_eq!(parse("gpus 2"), Ok(Command::Gpus(Some(2))));
+        assert!(parse("load", ':').is_err());
+        assert!(parse("gpus many", ':').is_err());
+        assert_eq!(parse("gpus 2", ':'), Ok(Command::Gpus(Some(2))));
         assert_eq!(
-            parse("backend interp"),
+            parse("backend interp", ':'),
             Ok(Command::Backend(Some(BackendChoice::Interp)))
         );
     }

@@ -36,10 +36,9 @@ use futhark_interp::RuntimeError;
 use futhark_syntax::{Diagnostic, Severity};
 
 use crate::backend::{BackendChoice, Device, Placement, place, probe_gpus};
-use crate::cell_errors::{compiled_error, program_error, runtime_error, split_diagnostics};
+use crate::cell_errors::{compiled_error, runtime_error, split_diagnostics};
 use crate::cell_program::{
-    DeclCell, bind_it, declared_names, import_scopes, let_binding, mentions, parse_cell,
-    program_text,
+    DeclCell, bind_it, import_scopes, mentions, parse_cell, program_text, split_cell,
 };
 use crate::compiled::{CELL_ENTRY, Compiled, Layout, Ran, RunError, Runner};
 use crate::format::{FormatOptions, format_value};
@@ -47,6 +46,9 @@ use crate::outcome::{CellError, CellOutcome, ErrorKind, Evaluated, Profile, Show
 use crate::program::{self, Defs};
 use crate::spans::Origin;
 use crate::worker::{Part, Reply, Worker};
+
+mod declare;
+use declare::Decl;
 
 /// The text put in front of an expression so that the interpreter binds it to `it`.
 const IT_PREFIX: &str = "def it = ";
@@ -201,6 +203,11 @@ impl Session {
     /// Counts an input that is not a cell (a command), so numbering follows the prompts.
     pub fn skip_cell(&mut self) {
         self.next_cell += 1;
+    }
+
+    /// Numbers the next cell `n` (a notebook's `execution_count`); numbers must not repeat.
+    pub fn set_next_cell(&mut self, n: usize) {
+        self.next_cell = n;
     }
 
     pub fn interrupter(&self) -> Interrupter {
@@ -585,76 +592,46 @@ impl Session {
             name: name.clone(),
             text: Arc::from(text),
         };
-        let Some(exp) = cell.exp else {
-            if cell.decs.is_empty() {
-                timing.check = check_start.elapsed();
-                return Ok(Evaluated::Nothing);
-            }
-            let checked =
-                futhark_check::check_decs_incremental(self.ctx, &scope, id, &cell.decs, &imports);
-            split_diagnostics(checked.diagnostics, warnings)?;
-            let hints = program::hints_for(self.ctx, &checked.info, &self.defs);
+        // Declarations followed by an expression line: the declarations run first, then
+        // the expression is evaluated from the same file with the declarations blanked.
+        let split = split_cell(id, text);
+        let (decs, exp, exp_text, at) = match split {
+            Some(sc) => (sc.decs, Some(sc.exp), Some(sc.exp_text), sc.at),
+            None => (cell.decs, cell.exp, None, text.len()),
+        };
+        if !decs.is_empty() {
+            let decl_text = &text[..at];
+            let names = self.declare(
+                Decl {
+                    id,
+                    text: decl_text,
+                    decs: &decs,
+                    origin: origin(0),
+                },
+                &imports,
+                on_trace,
+                timing,
+                warnings,
+                ran,
+            )?;
+            let Some(_) = exp else {
+                return Ok(Evaluated::Declared(names));
+            };
+            scope = self.scope.clone();
+        }
+        let Some(exp) = exp else {
             timing.check = check_start.elapsed();
-            let parts = vec![Part {
-                text: text.to_string(),
-                file: Some(id),
-                hints,
-                origin: Some(origin(0)),
-            }];
-            let names = declared_names(&cell.decs);
-            // `let x = e` on the compiled path: `e` runs once and `x` stays resident.
-            if self.placement.device.is_compiled()
-                && let Some((name, layout)) = let_binding(&cell.decs, &checked.scope)
-            {
-                let exp = format!("{text}\nin {name}");
-                self.last_program = Some(self.cell_program(&exp));
-                self.last_exp = exp;
-                match self.run_compiled(Some(&layout), &name, timing, ran) {
-                    Ok(_) => {
-                        // The interpreter evaluates the `let` when it next runs a cell;
-                        // compiled cells take `x` as a parameter, so its text is not kept.
-                        self.pending.extend(parts);
-                        self.scope = checked.scope;
-                        self.defs.extend(checked.info.defs);
-                        return Ok(Evaluated::Declared(names));
-                    }
-                    Err(RunError::Program(msg)) => {
-                        ran.device = self.placement.device;
-                        ran.location = self.location();
-                        return Err(program_error(msg));
-                    }
-                    // Kept as a declaration, as on the interpreter.
-                    Err(RunError::Cannot(_)) => {
-                        *ran = Placed {
-                            device: Device::Interpreter,
-                            location: "the interpreter".to_string(),
-                            note: None,
-                            profile: None,
-                        };
-                        timing.compile = Duration::ZERO;
-                        timing.eval = Duration::ZERO;
-                    }
-                }
-            }
-            // After cells that ran compiled, declarations wait with them for the next
-            // cell that needs the interpreter (they are only definitions until then).
-            if self.pending.is_empty() {
-                self.run(parts, on_trace, timing)?;
-            } else {
-                self.pending.extend(parts);
-            }
-            self.scope = checked.scope;
-            self.defs.extend(checked.info.defs);
-            if let Some(r) = &mut self.runner {
-                for n in &names {
-                    r.forget(n);
-                }
-            }
-            self.decl_texts.push(DeclCell {
-                text: text.to_string(),
-                names: names.clone(),
-            });
-            return Ok(Evaluated::Declared(names));
+            return Ok(Evaluated::Nothing);
+        };
+        // The expression's text as the interpreter sees it: `def it = <exp>`, or over the
+        // blanked declarations so that offsets stay the file's.
+        let (text, it_text, shift) = match &exp_text {
+            Some(t) => (
+                t.as_str(),
+                format!("{IT_PREFIX}{}", &t[IT_PREFIX.len()..]),
+                0,
+            ),
+            None => (text, format!("{IT_PREFIX}{text}"), IT_PREFIX.len()),
         };
         let checked = futhark_check::check_exp(self.ctx, &scope, id, &exp);
         split_diagnostics(checked.diagnostics, warnings)?;
@@ -663,7 +640,7 @@ impl Session {
         let hints = program::shift_hints(
             program::hints_for(self.ctx, &checked.info, &self.defs),
             id,
-            IT_PREFIX.len() as u32,
+            shift as u32,
         );
         let with_it = bind_it(self.ctx, &scope, id, exp, &imports);
         timing.check = check_start.elapsed();
@@ -671,10 +648,10 @@ impl Session {
         self.last_exp = text.to_string();
         let mut parts = vec![
             Part {
-                text: format!("{IT_PREFIX}{text}"),
+                text: it_text,
                 file: Some(id),
                 hints,
-                origin: Some(origin(IT_PREFIX.len())),
+                origin: Some(origin(shift)),
             },
             Part {
                 text: "it".to_string(),
@@ -883,7 +860,7 @@ impl Session {
             .filter(|d| d.code != "ambiguous-size")
             .collect();
         split_diagnostics(diagnostics, &mut Vec::new())?;
-        Ok(checked.ty.to_string())
+        Ok(checked.general.to_string())
     }
 
     /// The signature of a module in scope (`:mtype`).

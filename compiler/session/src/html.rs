@@ -1,5 +1,6 @@
-//! Results as HTML for notebooks: vectors and matrices of primitives as tables with their
-//! shape and type in the caption; everything else as preformatted text.
+//! Results as HTML for notebooks: vectors and matrices of primitives as tables (values
+//! without type suffixes: the caption gives the type once); everything else as
+//! preformatted text. [`caption_type`] is the shape and type a face puts in its one caption.
 
 use futhark_values::Value as Data;
 
@@ -28,13 +29,47 @@ pub fn shown_html(shown: &Shown, opts: FormatOptions) -> String {
         && (d.rank() == 1 || d.rank() == 2)
         && !d.is_empty()
     {
-        return table(d, &shown.ty, opts);
+        return table(d, opts);
     }
     format!(
-        "<pre class=\"futhark-value\">{}</pre><div class=\"futhark-type\"><code>: {}</code></div>",
-        escape(&shown.text.text),
-        escape(&shown.ty)
+        "<pre class=\"futhark-value\">{}</pre>",
+        escape(&shown.text.text)
     )
+}
+
+/// The shape and type of a value for a caption: an array's actual shape and element type
+/// (`[2][3]f32`), anything else its type (without the uniqueness mark).
+pub fn caption_type(shown: &Shown) -> String {
+    match &shown.value {
+        ValueView::Prim(d) if d.rank() >= 1 => {
+            format!("{}{}", shape_text(d.shape()), d.elem_type().name())
+        }
+        _ => shown.ty.trim_start_matches('*').to_string(),
+    }
+}
+
+/// Whether [`shown_html`] shows a part of the value only.
+pub fn table_abbreviated(shown: &Shown, opts: FormatOptions) -> bool {
+    match &shown.value {
+        ValueView::Prim(d) if d.rank() == 1 || d.rank() == 2 => d.len() > opts.threshold.min(400),
+        _ => shown.text.abbreviated,
+    }
+}
+
+/// A table entry: the value without its type suffix (`2.5`, `nan`, `-inf`).
+fn bare(text: String) -> String {
+    for t in ["f16", "f32", "f64"] {
+        if let Some(rest) = text.strip_prefix(t).and_then(|r| r.strip_prefix('.')) {
+            return rest.to_string();
+        }
+        if let Some(rest) = text.strip_prefix('-').and_then(|r| r.strip_prefix(t)) {
+            return format!("-{}", rest.trim_start_matches('.'));
+        }
+        if let Some(rest) = text.strip_suffix(t) {
+            return rest.to_string();
+        }
+    }
+    text
 }
 
 /// Row or column indices to show out of `n` (`None` is the gap).
@@ -50,7 +85,7 @@ fn keep(n: usize, abbreviate: bool, edge: usize) -> Vec<Option<usize>> {
     }
 }
 
-fn table(d: &Data, ty: &str, opts: FormatOptions) -> String {
+fn table(d: &Data, opts: FormatOptions) -> String {
     let shape = d.shape();
     let (rows, cols) = if shape.len() == 1 {
         (1, shape[0].max(0) as usize)
@@ -65,13 +100,6 @@ fn table(d: &Data, ty: &str, opts: FormatOptions) -> String {
     let mut out = String::from(
         "<table class=\"futhark-array\" style=\"font-family: monospace; border-collapse: collapse\">",
     );
-    out.push_str(&format!(
-        "<caption style=\"caption-side: bottom; text-align: left\">{}{} &mdash; type <code>{}</code>{}</caption>",
-        shape_text(shape),
-        d.elem_type().name(),
-        escape(ty),
-        if abbreviate { " (abbreviated)" } else { "" }
-    ));
     out.push_str("<thead><tr><th></th>");
     for c in &cs {
         match c {
@@ -93,7 +121,7 @@ fn table(d: &Data, ty: &str, opts: FormatOptions) -> String {
                     let i = r * cols + c;
                     out.push_str(&format!(
                         "<td style=\"text-align: right\">{}</td>",
-                        escape(&elem_text(d.data(), i))
+                        escape(&bare(elem_text(d.data(), i)))
                     ));
                 }
                 _ => out.push_str("<td>&hellip;</td>"),
@@ -123,14 +151,17 @@ mod tests {
     #[test]
     fn matrices_are_tables_with_shape_and_type() {
         let v = Data::from_vec(vec![2, 2], vec![1i32, 2, 3, 4]).ok();
-        let html = v
-            .map(|v| shown_html(&shown(v, "[2][2]i32"), FormatOptions::default()))
+        let s = v.map(|v| shown(v, "*[2][2]i32"));
+        let html = s
+            .as_ref()
+            .map(|s| shown_html(s, FormatOptions::default()))
             .unwrap_or_default();
         assert!(html.contains("<table"), "{html}");
         assert!(
-            html.contains("[2][2]i32 &mdash; type <code>[2][2]i32</code>"),
-            "{html}"
+            !html.contains("<caption"),
+            "one caption, the face's: {html}"
         );
+        assert_eq!(s.map(|s| caption_type(&s)).as_deref(), Some("[2][2]i32"));
         assert!(
             html.contains("<td style=\"text-align: right\">4</td>"),
             "{html}"
@@ -147,5 +178,17 @@ mod tests {
             html.starts_with("<pre class=\"futhark-value\">1.5f32</pre>"),
             "{html}"
         );
+    }
+
+    #[test]
+    fn table_floats_have_no_suffix() {
+        let v = Data::from_vec(vec![3], vec![1.5f32, f32::NAN, f32::NEG_INFINITY]).ok();
+        let html = v
+            .map(|v| shown_html(&shown(v, "[3]f32"), FormatOptions::default()))
+            .unwrap_or_default();
+        for cell in [">1.5<", ">nan<", ">-inf<"] {
+            assert!(html.contains(cell), "{cell} in {html}");
+        }
+        assert!(!html.contains("f32"), "{html}");
     }
 }

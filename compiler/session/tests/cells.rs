@@ -190,3 +190,20 @@ fn records_tuples_and_sums_print() {
         other => panic!("{other:?}"),
     }
 }
+
+#[test]
+fn type_keeps_generic_sizes_and_cells_may_declare_then_evaluate() {
+    let mut s = session();
+    assert_eq!(
+        s.type_of("map (+1)").ok().as_deref(),
+        Some("[n]i32 -> *[n]i32")
+    );
+    // Declarations, then an expression on a line of its own: both happen.
+    assert_eq!(show(&mut s, "def sq (x: i32) = x * x\nsq 3"), "9");
+    assert_eq!(show(&mut s, "sq 4"), "16");
+    // A cell numbered by its face names its locations so.
+    s.set_next_cell(7);
+    let out = eval(&mut s, "1 / 0i32");
+    let e = out.result.expect_err("division by zero");
+    assert!(s.render_error(&e, false).contains("[7]:1:1"));
+}

@@ -335,7 +335,7 @@ fn loaded_programs_are_opened_by_compiled_cells() {
 fn commands_show_kernels_ir_and_profile() {
     let mut s = session(BackendChoice::Cpu);
     let run = |s: &mut Session, c: &str| {
-        let cmd = commands::parse(c).expect("command parses");
+        let cmd = commands::parse(c, ':').expect("command parses");
         let out = commands::run(s, cmd, ':');
         assert!(out.error.is_none(), "{c}: {:?}", out.error);
         out.text

@@ -58,5 +58,6 @@ fn kind(kind: CompletionKind) -> CompletionItemKind {
         CompletionKind::Field => CompletionItemKind::FIELD,
         CompletionKind::Keyword => CompletionItemKind::KEYWORD,
         CompletionKind::Snippet => CompletionItemKind::SNIPPET,
+        CompletionKind::File => CompletionItemKind::FILE,
     }
 }

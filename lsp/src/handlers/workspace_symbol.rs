@@ -1,4 +1,4 @@
-//! `workspace/symbol`.
+//! `workspace/symbol`: the symbols of the workspace's files (not the prelude's).
 
 use tower_lsp_server::jsonrpc::Result;
 use tower_lsp_server::ls_types::{
@@ -16,7 +16,13 @@ pub fn handle(
     snap: &Snapshot,
     params: WorkspaceSymbolParams,
 ) -> Result<Option<WorkspaceSymbolResponse>> {
-    let files = snap.workspace();
+    // The prelude's definitions are found through its modules' names (`f32.sqrt`), not
+    // as workspace symbols that crowd out the user's.
+    let files: Vec<_> = snap
+        .workspace()
+        .into_iter()
+        .filter(|f| !futhark_ide::is_prelude_path(f.path(&snap.db)))
+        .collect();
     let found = futhark_ide::workspace_symbols(&snap.db, &files, &params.query, LIMIT);
     let symbols = found
         .into_iter()
