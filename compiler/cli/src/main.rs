@@ -6,6 +6,7 @@ mod check;
 mod cuda;
 mod data;
 mod dataset;
+mod doc;
 mod engine;
 mod fmt;
 mod ir;
@@ -71,6 +72,8 @@ enum Command {
     Cuda(cuda::CudaArgs),
     /// Manage the packages a program requires (futhark.pkg, lib/).
     Pkg(pkg::PkgArgs),
+    /// Write HTML documentation of programs and libraries from their doc comments.
+    Doc(doc::DocArgs),
 }
 
 fn main() -> ExitCode {
@@ -105,5 +108,6 @@ fn main() -> ExitCode {
         Command::Ir(args) => ir::run(args, &options),
         Command::Cuda(args) => cuda::run(args, options),
         Command::Pkg(args) => pkg::run(args),
+        Command::Doc(args) => doc::run(args),
     }
 }
