@@ -109,7 +109,7 @@ fn write_all(db: &dyn Db, files: &[(PathBuf, File)], out: &Path) -> Result<usize
         let index = file_index(db, *file);
         let parsed = futhark_db::parse(db, *file);
         let file_doc = parsed.file.doc.as_ref().map(|d| d.text.clone());
-        let shown = documented(&index, *file);
+        let shown = documented(index, *file);
         let mut body = String::new();
         let title = path.display().to_string();
         let _ = writeln!(body, "<h1><code>{}</code></h1>", escape(&title));
@@ -117,7 +117,7 @@ fn write_all(db: &dyn Db, files: &[(PathBuf, File)], out: &Path) -> Result<usize
             body.push_str(&to_html(d));
         }
         for id in &shown.top {
-            section(db, &index, *id, &shown, &mut body, &page, &mut entries, 2);
+            section(db, index, *id, &shown, &mut body, &page, &mut entries, 2);
         }
         let root = to_root(&page);
         let html = page_html(&title, &root, &body);
