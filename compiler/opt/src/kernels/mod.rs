@@ -50,12 +50,13 @@ pub fn extract_kernels(mut prog: Program) -> Result<Program, PassError> {
     let mut ns = NameSource::for_program(&prog);
     let mut kernels = Vec::new();
     for f in &mut prog.funs {
-        let before = binder_types(f);
-        vector_hist::scalarise_vector_hists(&mut f.body, &before, &mut ns);
         // A SOAC that does not extract becomes a sequential host loop (`host_loop.rs`)
-        // and extraction starts over, until it succeeds or nothing more can be rewritten.
+        // and extraction starts over, until it succeeds or nothing more can be rewritten
+        // (what a rewrite brings to host level may be a histogram of vectors).
         let mut rewrites = 0;
         loop {
+            let before = binder_types(f);
+            vector_hist::scalarise_vector_hists(&mut f.body, &before, &mut ns);
             let types = binder_types(f);
             let mut defs = HashMap::new();
             host_defs(&f.body, &mut defs);
