@@ -41,6 +41,7 @@ mod pat;
 mod result_sizes;
 mod soac;
 mod state;
+mod stream;
 mod types;
 mod value;
 

@@ -180,6 +180,9 @@ impl<'a> Lowerer<'a> {
                 };
                 Ok(Value::tuple(vec![a, b]))
             }
+            "scatter_stream" => self.acc_stream(&arg(0)?, None, &arg(1)?, &arg(2)?, span),
+            "hist_stream" => self.acc_stream(&arg(0)?, Some(arg(1)?), &arg(3)?, &arg(4)?, span),
+            "acc_write" => self.acc_write(&arg(0)?, &arg(1)?, &arg(2)?, span),
             "flat_index_2d" | "flat_index_3d" | "flat_index_4d" => self.flat_index(&args, span),
             "flat_update_2d" | "flat_update_3d" | "flat_update_4d" => self.flat_update(&args, span),
             "unzip" => arg(0),
