@@ -33,6 +33,7 @@ mod equality;
 mod error;
 mod exp;
 mod flat;
+mod flatmap;
 mod frames;
 mod index;
 mod modenv;

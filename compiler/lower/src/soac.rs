@@ -16,13 +16,13 @@ use crate::state::Lowerer;
 use crate::value::Value;
 
 /// The value of one row of an array value (types only; the atoms are meaningless).
-fn row_of<'a>(v: &Value<'a>) -> Value<'a> {
+pub(crate) fn row_of<'a>(v: &Value<'a>) -> Value<'a> {
     v.map_leaves::<()>(&mut |s, t| Ok((s.clone(), t.row())))
         .unwrap_or_else(|_| v.clone())
 }
 
 /// The leaves of an array value as variable names.
-fn names(v: &Value<'_>, span: Span) -> LResult<Vec<Name>> {
+pub(crate) fn names(v: &Value<'_>, span: Span) -> LResult<Vec<Name>> {
     v.leaves()
         .into_iter()
         .map(|(s, _)| {
@@ -180,6 +180,7 @@ impl<'a> Lowerer<'a> {
                 };
                 Ok(Value::tuple(vec![a, b]))
             }
+            "flatmap" => self.flatmap(&arg(0)?, &arg(1)?, span),
             "scatter_stream" => self.acc_stream(&arg(0)?, None, &arg(1)?, &arg(2)?, span),
             "hist_stream" => self.acc_stream(&arg(0)?, Some(arg(1)?), &arg(3)?, &arg(4)?, span),
             "acc_write" => self.acc_write(&arg(0)?, &arg(1)?, &arg(2)?, span),
@@ -310,6 +311,19 @@ impl<'a> Lowerer<'a> {
         want: Option<&[Type]>,
         span: Span,
     ) -> LResult<(Lambda, Value<'a>)> {
+        self.lambda_with(args, want, span, |this, vals| {
+            this.apply_in_intrinsic(f.clone(), vals, span)
+        })
+    }
+
+    /// [`Lowerer::make_lambda`] with the body lowered by `body` from the parameters' values.
+    pub fn lambda_with(
+        &mut self,
+        args: &[Value<'a>],
+        want: Option<&[Type]>,
+        span: Span,
+        body: impl FnOnce(&mut Self, Vec<Value<'a>>) -> LResult<Value<'a>>,
+    ) -> LResult<(Lambda, Value<'a>)> {
         let (stms, (params, leaves, result)) = self.block(|this| {
             let mut params = Vec::new();
             let mut vals = Vec::new();
@@ -328,7 +342,7 @@ impl<'a> Lowerer<'a> {
                 params.extend(ps);
                 vals.push(v);
             }
-            let r = this.apply_in_intrinsic(f.clone(), vals, span)?;
+            let r = body(this, vals)?;
             if r.has_fun() {
                 return Err(LowerError::unsupported(
                     Some(span),
@@ -464,7 +478,7 @@ impl<'a> Lowerer<'a> {
     }
 
     /// An array value with all leaves of outer size `w` (its first leaf's).
-    fn aligned(&mut self, arr: &Value<'a>, span: Span) -> LResult<(SubExp, Value<'a>)> {
+    pub(crate) fn aligned(&mut self, arr: &Value<'a>, span: Span) -> LResult<(SubExp, Value<'a>)> {
         let w = arr.outer_dim().ok_or_else(|| {
             LowerError::unsupported(
                 Some(span),
@@ -503,7 +517,7 @@ impl<'a> Lowerer<'a> {
             .collect()
     }
 
-    fn soac_reduce(
+    pub(crate) fn soac_reduce(
         &mut self,
         op: &Value<'a>,
         ne: &Value<'a>,
@@ -533,7 +547,7 @@ impl<'a> Lowerer<'a> {
             .ok_or_else(|| LowerError::internal(Some(span), "reduce result"))
     }
 
-    fn soac_scan(
+    pub(crate) fn soac_scan(
         &mut self,
         op: &Value<'a>,
         ne: &Value<'a>,
