@@ -190,3 +190,29 @@ fn maps_whose_threads_grow_arrays_or_loop_unbounded_run_as_host_loops() {
         "out of bounds",
     );
 }
+
+const ROW_SIZES: &str = "
+entry concat_rows [n] [a] [b] (xss: [n][a]i64) (yss: [n][b]i64) =
+  map2 (\\xs ys -> opaque (concat xs ys)) xss yss
+
+entry halves (xs: []i64) (k: i64) =
+  map (\\x -> replicate (k / 2) x) xs
+";
+
+#[test]
+fn maps_whose_rows_size_themselves_take_the_first_rows_sizes() {
+    agree_values(
+        "concat_rows",
+        ROW_SIZES,
+        "concat_rows",
+        "[[1i64], [2i64]] [[3i64, 4i64], [5i64, 6i64]]",
+        "[[1i64, 3i64, 4i64], [2i64, 5i64, 6i64]]",
+    );
+    agree_values(
+        "halves",
+        ROW_SIZES,
+        "halves",
+        "[7i64, 8i64] 5i64",
+        "[[7i64, 7i64], [8i64, 8i64]]",
+    );
+}

@@ -40,6 +40,7 @@ mod modenv;
 mod ops;
 mod pat;
 mod result_sizes;
+mod row_sizes;
 mod soac;
 mod state;
 mod stream;

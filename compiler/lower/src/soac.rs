@@ -78,7 +78,7 @@ impl<'a> Lowerer<'a> {
             }
             "jvp2" => {
                 let (f, x, dx) = (arg(0)?, arg(1)?, arg(2)?);
-                let (lam, res) = self.make_lambda(&f, std::slice::from_ref(&x), None, span)?;
+                let (lam, res) = self.make_lambda_at(&f, std::slice::from_ref(&x), span)?;
                 let xs: Vec<SubExp> = x.leaves().into_iter().map(|(s, _)| s).collect();
                 let dxs: Vec<Option<SubExp>> =
                     dx.leaves().into_iter().map(|(s, _)| Some(s)).collect();
@@ -97,7 +97,7 @@ impl<'a> Lowerer<'a> {
             }
             "vjp2" => {
                 let (f, x, dy) = (arg(0)?, arg(1)?, arg(2)?);
-                let (lam, res) = self.make_lambda(&f, std::slice::from_ref(&x), None, span)?;
+                let (lam, res) = self.make_lambda_at(&f, std::slice::from_ref(&x), span)?;
                 let xs = x.leaves();
                 let dys = dy.leaves();
                 if xs.len() != lam.params.len() || dys.len() != lam.ret.len() {
@@ -119,7 +119,7 @@ impl<'a> Lowerer<'a> {
             }
             "jmp2" | "mjp2" => {
                 let (f, x, ds) = (arg(0)?, arg(1)?, arg(2)?);
-                let (lam, res) = self.make_lambda(&f, std::slice::from_ref(&x), None, span)?;
+                let (lam, res) = self.make_lambda_at(&f, std::slice::from_ref(&x), span)?;
                 let xs = x.leaves();
                 let atoms: Vec<SubExp> = xs.iter().map(|(s, _)| s.clone()).collect();
                 let none: Vec<Option<SubExp>> = vec![None; xs.len()];
@@ -422,7 +422,7 @@ impl<'a> Lowerer<'a> {
             {
                 return Err(LowerError::unsupported(
                     Some(span),
-                    "a lambda whose result size depends on its argument (an irregular array)",
+                    crate::row_sizes::IRREGULAR,
                 ));
             }
         }
@@ -496,7 +496,13 @@ impl<'a> Lowerer<'a> {
 
     fn soac_map(&mut self, f: &Value<'a>, arr: &Value<'a>, span: Span) -> LResult<Value<'a>> {
         let (w, arr) = self.aligned(arr, span)?;
-        let (lam, res) = self.make_lambda(f, &[row_of(&arr)], None, span)?;
+        let (lam, res) = match self.make_lambda(f, &[row_of(&arr)], None, span) {
+            Err(e) if e.message == crate::row_sizes::IRREGULAR => {
+                let want = self.first_row_types(f, &arr, &w, span)?;
+                self.make_lambda(f, &[row_of(&arr)], Some(&want), span)?
+            }
+            r => r?,
+        };
         let ts = lam.ret.iter().map(|t| t.array_of(w.clone())).collect();
         let arrs = names(&arr, span)?;
         let outs = self.bind_soac(ts, Soac::Map { w, lam, arrs });
