@@ -185,7 +185,12 @@ impl<'a> Lowerer<'a> {
             .exp_types
             .get(&vb.body.span)
             .is_none_or(CType::contains_fun);
-        let first_order = !args.is_empty() && args.iter().all(|a| !a.has_fun()) && !returns_fun;
+        // Inside an accumulator stream's function calls are inlined, so that `acc_write`
+        // sees the stream's operator.
+        let first_order = !args.is_empty()
+            && args.iter().all(|a| !a.has_fun())
+            && !returns_fun
+            && self.acc_ops.is_empty();
         let extra = self.call_sizes(def, inst, &args, span)?;
         if first_order {
             self.specialise(def, args, extra, span)

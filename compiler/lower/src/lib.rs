@@ -33,14 +33,17 @@ mod equality;
 mod error;
 mod exp;
 mod flat;
+mod flatmap;
 mod frames;
 mod index;
 mod modenv;
 mod ops;
 mod pat;
 mod result_sizes;
+mod row_sizes;
 mod soac;
 mod state;
+mod stream;
 mod types;
 mod value;
 

@@ -16,13 +16,13 @@ use crate::state::Lowerer;
 use crate::value::Value;
 
 /// The value of one row of an array value (types only; the atoms are meaningless).
-fn row_of<'a>(v: &Value<'a>) -> Value<'a> {
+pub(crate) fn row_of<'a>(v: &Value<'a>) -> Value<'a> {
     v.map_leaves::<()>(&mut |s, t| Ok((s.clone(), t.row())))
         .unwrap_or_else(|_| v.clone())
 }
 
 /// The leaves of an array value as variable names.
-fn names(v: &Value<'_>, span: Span) -> LResult<Vec<Name>> {
+pub(crate) fn names(v: &Value<'_>, span: Span) -> LResult<Vec<Name>> {
     v.leaves()
         .into_iter()
         .map(|(s, _)| {
@@ -78,7 +78,7 @@ impl<'a> Lowerer<'a> {
             }
             "jvp2" => {
                 let (f, x, dx) = (arg(0)?, arg(1)?, arg(2)?);
-                let (lam, res) = self.make_lambda(&f, std::slice::from_ref(&x), None, span)?;
+                let (lam, res) = self.make_lambda_at(&f, std::slice::from_ref(&x), span)?;
                 let xs: Vec<SubExp> = x.leaves().into_iter().map(|(s, _)| s).collect();
                 let dxs: Vec<Option<SubExp>> =
                     dx.leaves().into_iter().map(|(s, _)| Some(s)).collect();
@@ -97,7 +97,7 @@ impl<'a> Lowerer<'a> {
             }
             "vjp2" => {
                 let (f, x, dy) = (arg(0)?, arg(1)?, arg(2)?);
-                let (lam, res) = self.make_lambda(&f, std::slice::from_ref(&x), None, span)?;
+                let (lam, res) = self.make_lambda_at(&f, std::slice::from_ref(&x), span)?;
                 let xs = x.leaves();
                 let dys = dy.leaves();
                 if xs.len() != lam.params.len() || dys.len() != lam.ret.len() {
@@ -119,7 +119,7 @@ impl<'a> Lowerer<'a> {
             }
             "jmp2" | "mjp2" => {
                 let (f, x, ds) = (arg(0)?, arg(1)?, arg(2)?);
-                let (lam, res) = self.make_lambda(&f, std::slice::from_ref(&x), None, span)?;
+                let (lam, res) = self.make_lambda_at(&f, std::slice::from_ref(&x), span)?;
                 let xs = x.leaves();
                 let atoms: Vec<SubExp> = xs.iter().map(|(s, _)| s.clone()).collect();
                 let none: Vec<Option<SubExp>> = vec![None; xs.len()];
@@ -180,6 +180,10 @@ impl<'a> Lowerer<'a> {
                 };
                 Ok(Value::tuple(vec![a, b]))
             }
+            "flatmap" => self.flatmap(&arg(0)?, &arg(1)?, span),
+            "scatter_stream" => self.acc_stream(&arg(0)?, None, &arg(1)?, &arg(2)?, span),
+            "hist_stream" => self.acc_stream(&arg(0)?, Some(arg(1)?), &arg(3)?, &arg(4)?, span),
+            "acc_write" => self.acc_write(&arg(0)?, &arg(1)?, &arg(2)?, span),
             "flat_index_2d" | "flat_index_3d" | "flat_index_4d" => self.flat_index(&args, span),
             "flat_update_2d" | "flat_update_3d" | "flat_update_4d" => self.flat_update(&args, span),
             "unzip" => arg(0),
@@ -307,6 +311,19 @@ impl<'a> Lowerer<'a> {
         want: Option<&[Type]>,
         span: Span,
     ) -> LResult<(Lambda, Value<'a>)> {
+        self.lambda_with(args, want, span, |this, vals| {
+            this.apply_in_intrinsic(f.clone(), vals, span)
+        })
+    }
+
+    /// [`Lowerer::make_lambda`] with the body lowered by `body` from the parameters' values.
+    pub fn lambda_with(
+        &mut self,
+        args: &[Value<'a>],
+        want: Option<&[Type]>,
+        span: Span,
+        body: impl FnOnce(&mut Self, Vec<Value<'a>>) -> LResult<Value<'a>>,
+    ) -> LResult<(Lambda, Value<'a>)> {
         let (stms, (params, leaves, result)) = self.block(|this| {
             let mut params = Vec::new();
             let mut vals = Vec::new();
@@ -325,7 +342,7 @@ impl<'a> Lowerer<'a> {
                 params.extend(ps);
                 vals.push(v);
             }
-            let r = this.apply_in_intrinsic(f.clone(), vals, span)?;
+            let r = body(this, vals)?;
             if r.has_fun() {
                 return Err(LowerError::unsupported(
                     Some(span),
@@ -405,7 +422,7 @@ impl<'a> Lowerer<'a> {
             {
                 return Err(LowerError::unsupported(
                     Some(span),
-                    "a lambda whose result size depends on its argument (an irregular array)",
+                    crate::row_sizes::IRREGULAR,
                 ));
             }
         }
@@ -461,7 +478,7 @@ impl<'a> Lowerer<'a> {
     }
 
     /// An array value with all leaves of outer size `w` (its first leaf's).
-    fn aligned(&mut self, arr: &Value<'a>, span: Span) -> LResult<(SubExp, Value<'a>)> {
+    pub(crate) fn aligned(&mut self, arr: &Value<'a>, span: Span) -> LResult<(SubExp, Value<'a>)> {
         let w = arr.outer_dim().ok_or_else(|| {
             LowerError::unsupported(
                 Some(span),
@@ -479,7 +496,13 @@ impl<'a> Lowerer<'a> {
 
     fn soac_map(&mut self, f: &Value<'a>, arr: &Value<'a>, span: Span) -> LResult<Value<'a>> {
         let (w, arr) = self.aligned(arr, span)?;
-        let (lam, res) = self.make_lambda(f, &[row_of(&arr)], None, span)?;
+        let (lam, res) = match self.make_lambda(f, &[row_of(&arr)], None, span) {
+            Err(e) if e.message == crate::row_sizes::IRREGULAR => {
+                let want = self.first_row_types(f, &arr, &w, span)?;
+                self.make_lambda(f, &[row_of(&arr)], Some(&want), span)?
+            }
+            r => r?,
+        };
         let ts = lam.ret.iter().map(|t| t.array_of(w.clone())).collect();
         let arrs = names(&arr, span)?;
         let outs = self.bind_soac(ts, Soac::Map { w, lam, arrs });
@@ -500,7 +523,7 @@ impl<'a> Lowerer<'a> {
             .collect()
     }
 
-    fn soac_reduce(
+    pub(crate) fn soac_reduce(
         &mut self,
         op: &Value<'a>,
         ne: &Value<'a>,
@@ -530,7 +553,7 @@ impl<'a> Lowerer<'a> {
             .ok_or_else(|| LowerError::internal(Some(span), "reduce result"))
     }
 
-    fn soac_scan(
+    pub(crate) fn soac_scan(
         &mut self,
         op: &Value<'a>,
         ne: &Value<'a>,

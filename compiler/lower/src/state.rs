@@ -82,6 +82,9 @@ pub struct Lowerer<'a> {
     pub next_located: Option<Span>,
     /// Line tables of the files whose locations were asked for.
     pub lines: std::cell::RefCell<HashMap<FileId, Rc<futhark_syntax::LineIndex>>>,
+    /// The operators of the accumulator streams whose functions are being lowered,
+    /// innermost last (`None` for `scatter_stream`); see `stream.rs`.
+    pub acc_ops: Vec<Option<Value<'a>>>,
 }
 
 impl<'a> Lowerer<'a> {
@@ -105,6 +108,7 @@ impl<'a> Lowerer<'a> {
             next_frame: None,
             next_located: None,
             lines: Default::default(),
+            acc_ops: Vec::new(),
         }
     }
 

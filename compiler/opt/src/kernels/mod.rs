@@ -23,6 +23,7 @@ mod body;
 mod bounds;
 mod checks;
 pub use checks::strip_checks;
+mod host_loop;
 pub mod promote;
 mod scalar;
 mod size_bounds;
@@ -49,26 +50,51 @@ pub fn extract_kernels(mut prog: Program) -> Result<Program, PassError> {
     let mut ns = NameSource::for_program(&prog);
     let mut kernels = Vec::new();
     for f in &mut prog.funs {
-        let before = binder_types(f);
-        vector_hist::scalarise_vector_hists(&mut f.body, &before, &mut ns);
-        let types = binder_types(f);
-        let mut defs = HashMap::new();
-        host_defs(&f.body, &mut defs);
-        let mut x = Extractor {
-            types: &types,
-            defs: &defs,
-            ns: &mut ns,
-            kernels: &mut kernels,
-            base: f.name.clone(),
-            pending: Vec::new(),
-            extra_pat: Vec::new(),
-            bounds: HashMap::new(),
-        };
-        x.body(&mut f.body).map_err(|message| PassError {
-            pass: "extract-kernels",
-            message,
-            unsupported: true,
-        })?;
+        // A SOAC that does not extract becomes a sequential host loop (`host_loop.rs`)
+        // and extraction starts over, until it succeeds or nothing more can be rewritten
+        // (what a rewrite brings to host level may be a histogram of vectors).
+        let mut rewrites = 0;
+        loop {
+            let before = binder_types(f);
+            vector_hist::scalarise_vector_hists(&mut f.body, &before, &mut ns);
+            let types = binder_types(f);
+            let mut defs = HashMap::new();
+            host_defs(&f.body, &mut defs);
+            let made = kernels.len();
+            let mut body = f.body.clone();
+            let mut x = Extractor {
+                types: &types,
+                defs: &defs,
+                ns: &mut ns,
+                kernels: &mut kernels,
+                base: f.name.clone(),
+                pending: Vec::new(),
+                extra_pat: Vec::new(),
+                bounds: HashMap::new(),
+                failed: None,
+            };
+            let result = x.body(&mut body);
+            let failed = x.failed.take();
+            match result {
+                Ok(()) => {
+                    f.body = body;
+                    break;
+                }
+                Err(message) => {
+                    kernels.truncate(made);
+                    let rewritten = rewrites < MAX_HOST_LOOPS
+                        && failed.is_some_and(|n| host_loop::rewrite(&mut f.body, &n, &mut ns));
+                    if !rewritten {
+                        return Err(PassError {
+                            pass: "extract-kernels",
+                            message,
+                            unsupported: true,
+                        });
+                    }
+                    rewrites += 1;
+                }
+            }
+        }
     }
     for k in &kernels {
         if let Err(e) = futhark_ir::check_program(&k.program) {
@@ -188,7 +214,13 @@ struct Extractor<'a> {
     extra_pat: Vec<futhark_ir::soacs::Param>,
     /// Host variables bounding sizes computed inside kernel threads (`size_bounds.rs`).
     bounds: HashMap<Name, SubExp>,
+    /// The first result of the host-level SOAC statement that failed to extract, which
+    /// [`host_loop::rewrite`] may turn into a host loop.
+    failed: Option<Name>,
 }
+
+/// How many SOACs of one function may become host loops before extraction gives up.
+const MAX_HOST_LOOPS: usize = 64;
 
 /// One level of a nest: a SOAC, and the scalar statements before it in the enclosing
 /// map's lambda.
@@ -278,12 +310,20 @@ impl<'a> Extractor<'a> {
             let replaced = match &mut stm.exp {
                 Exp::Soac(soac) => {
                     let soac = soac.clone();
-                    match self.soac_or_sequential(&stm, &soac) {
-                        Ok(e) => Some(e),
+                    let r = match self.soac_or_sequential(&stm, &soac) {
                         Err(e) if e.contains("computed inside a kernel thread") => {
-                            Some(self.with_size_bounds(&stm, &soac).map_err(|_| e)?)
+                            self.with_size_bounds(&stm, &soac).map_err(|_| e)
                         }
-                        Err(e) => return Err(e),
+                        r => r,
+                    };
+                    match r {
+                        Ok(e) => Some(e),
+                        Err(e) => {
+                            if self.failed.is_none() {
+                                self.failed = stm.pat.elems.first().map(|p| p.name.clone());
+                            }
+                            return Err(e);
+                        }
                     }
                 }
                 Exp::Iota { .. } | Exp::Replicate { .. } | Exp::Copy(_) | Exp::Rearrange { .. } => {
