@@ -69,7 +69,10 @@ pub fn run(args: CudaArgs, mut options: futhark_options::Options) -> ExitCode {
     if kernels.is_empty() {
         return emit("// no kernels: the code runs on the host\n");
     }
-    match render_cuda(&prog, &kernels, args.full) {
+    // The shapes and tuning the options ask for, on a device with at least 32 KiB of shared
+    // memory per block (every GPU since sm_70).
+    let codegen = futhark_cuda_codegen::CodegenOptions::from_options(&options.exec.cuda, None);
+    match render_cuda(&prog, &kernels, args.full, &codegen) {
         Ok(text) => emit(&text),
         Err(e) => {
             let code = match e {

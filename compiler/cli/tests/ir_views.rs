@@ -120,6 +120,46 @@ fn cuda_of_every_kernel_with_headers() {
     assert!(full.len() > one.len(), "the prelude is included");
 }
 
+/// `futhark-rs cuda` prints the code the options ask for: the tile shape and tuning of
+/// `FUTHARK_TILE`/`FUTHARK_TILE_TUNE` and `FUTHARK_TILING=0`, as the runtime would compile.
+#[test]
+fn cuda_follows_the_tiling_options() {
+    let dir = std::env::temp_dir().join(format!("futhark-cuda-opts-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(
+        dir.join("mm.fut"),
+        "entry mm [n][m][p] (a: [n][m]f32) (b: [m][p]f32) : [n][p]f32 =\n  \
+         map (\\r -> map (\\c -> f32.sum (map2 (*) r c)) (transpose b)) a\n",
+    )
+    .unwrap();
+    let run = |env: &[(&str, &str)]| {
+        let mut c = Command::new(env!("CARGO_BIN_EXE_futhark-rs"));
+        c.args(["cuda", "mm.fut"]).current_dir(&dir);
+        for (k, v) in env {
+            c.env(k, v);
+        }
+        let out = c.output().expect("runs");
+        assert!(out.status.success(), "{}", stderr(&out));
+        stdout(&out)
+    };
+    let default = run(&[]);
+    assert!(default.contains("_tiled("), "{default}");
+    assert!(
+        default.contains("fut_klen == 16"),
+        "full slices fold without the bound"
+    );
+    let tuned = run(&[
+        ("FUTHARK_TILE", "128x128x8x8x8"),
+        ("FUTHARK_TILE_TUNE", "2,0,0"),
+    ]);
+    assert!(tuned.contains("__launch_bounds__(256, 2)"), "{tuned}");
+    assert!(!tuned.contains("fut_klen == "), "{tuned}");
+    assert!(tuned.contains("fut_K + 8 - 1) / 8"), "a k slice of 8");
+    let off = run(&[("FUTHARK_TILING", "0")]);
+    assert!(!off.contains("_tiled("), "{off}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 #[test]
 fn cuda_of_host_only_code_and_unknown_entries() {
     let out = futhark(&["cuda", "host_only.fut"]);

@@ -9,7 +9,7 @@ use std::rc::Rc;
 use futhark_cuda::runtime::device::device_count;
 use futhark_cuda::runtime::peer::{StreamMark, TimedMark};
 use futhark_cuda::runtime::{DeviceBuffer, Gpu, nvrtc};
-use futhark_cuda::{CodegenOptions, GeneratedKernel, TileConfig, generate_program_with};
+use futhark_cuda::{CodegenOptions, GeneratedKernel, generate_program_with};
 use futhark_ir::soacs::KernelDef;
 use futhark_ir::types::PrimType;
 use futhark_ir::{SegOp, Size};
@@ -194,25 +194,9 @@ impl Layout {
     }
 }
 
-/// The code generator's choices for a device: tiled contractions as `options` say, with
-/// their shapes from the override or from the device (64×64 tiles where a block has less
-/// than 32 KiB of shared memory; 128×128×16 with 8×8 per thread otherwise).
+/// The code generator's choices for a device with `shared` bytes of shared memory per block.
 fn codegen_options(options: &futhark_options::CudaOptions, shared: usize) -> CodegenOptions {
-    let mut tile = TileConfig {
-        enabled: options.tiling,
-        fma: options.tile_fma,
-        min_blocks: options.tile_tune.min_blocks,
-        group: options.tile_tune.group,
-        full_fast: options.tile_tune.full_fast,
-        ..TileConfig::default()
-    };
-    if shared < 32 * 1024 {
-        (tile.bm, tile.bn, tile.tm, tile.tn) = (64, 64, 4, 4);
-    }
-    if let Some([bm, bn, bk, tm, tn]) = options.tile_shape {
-        (tile.bm, tile.bn, tile.bk, tile.tm, tile.tn) = (bm, bn, bk, tm, tn);
-    }
-    CodegenOptions { tile }
+    CodegenOptions::from_options(options, Some(shared))
 }
 
 /// Bytes for `len` elements: at least one element, as `Gpu::run` expects every array to

@@ -237,6 +237,30 @@ pub struct CodegenOptions {
     pub tile: TileConfig,
 }
 
+impl CodegenOptions {
+    /// The choices `options` ask for on a device whose blocks get `shared` bytes of shared
+    /// memory (`None`: at least 32 KiB, as on every GPU since sm_70): tiled contractions as
+    /// the options say, 64×64 tiles (4×4 per thread) where a block has less than 32 KiB,
+    /// and the user's tile shape and tuning over either.
+    pub fn from_options(options: &futhark_options::CudaOptions, shared: Option<usize>) -> Self {
+        let mut tile = TileConfig {
+            enabled: options.tiling,
+            fma: options.tile_fma,
+            min_blocks: options.tile_tune.min_blocks,
+            group: options.tile_tune.group,
+            full_fast: options.tile_tune.full_fast,
+            ..TileConfig::default()
+        };
+        if shared.is_some_and(|s| s < 32 * 1024) {
+            (tile.bm, tile.bn, tile.tm, tile.tn) = (64, 64, 4, 4);
+        }
+        if let Some([bm, bn, bk, tm, tn]) = options.tile_shape {
+            (tile.bm, tile.bn, tile.bk, tile.tm, tile.tn) = (bm, bn, bk, tm, tn);
+        }
+        CodegenOptions { tile }
+    }
+}
+
 /// Type-checks a program and generates CUDA for each of its kernels (default options).
 pub fn generate_program(prog: &KernelProgram) -> Result<Vec<GeneratedKernel>, CodegenError> {
     generate_program_with(prog, &CodegenOptions::default())

@@ -134,7 +134,7 @@ pub fn show_cuda(db: &dyn Db, file: File, offset: Option<u32>) -> View {
         let why = format!("// {what}: its code runs on the host (see the kernels-stage IR)\n");
         return View::missing(lang, def.as_ref(), why);
     }
-    match render::render_cuda(&prog, &kernels, false) {
+    match render::render_cuda(&prog, &kernels, false, &Default::default()) {
         Ok(text) => View::shown(lang, def.as_ref(), format!("{header}\n\n{text}")),
         Err(e) => View::missing(lang, def.as_ref(), format!("// {e}\n")),
     }

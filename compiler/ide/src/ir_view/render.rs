@@ -4,7 +4,7 @@
 use std::collections::HashSet;
 use std::fmt::Write;
 
-use futhark_cuda_codegen::{CodegenError, generate_program};
+use futhark_cuda_codegen::{CodegenError, CodegenOptions, generate_program_with};
 use futhark_db::IrStage;
 use futhark_ir::soacs::{Body, Exp, FunDef, KernelDef, Lambda, Program, Soac};
 
@@ -178,10 +178,12 @@ pub fn render_cuda(
     prog: &Program,
     kernels: &[&KernelDef],
     full: bool,
+    codegen: &CodegenOptions,
 ) -> Result<String, CudaViewError> {
     let mut out = String::new();
     for k in kernels {
-        let generated = generate_program(&k.program).map_err(|e| CudaViewError::new(&k.name, e))?;
+        let generated = generate_program_with(&k.program, codegen)
+            .map_err(|e| CudaViewError::new(&k.name, e))?;
         for g in generated {
             if !out.is_empty() {
                 out.push('\n');
