@@ -105,19 +105,7 @@ pub fn completions(db: &dyn Db, pos: FilePosition) -> Vec<CompletionItem> {
         None if start >= 2 && bytes[start - 1] == b'.' && b")}]".contains(&bytes[start - 2]) => {
             let fields = crate::records::record_ending_at(db, pos.file, start as u32 - 1)
                 .unwrap_or_default();
-            fields
-                .into_iter()
-                .map(|label| CompletionItem {
-                    label,
-                    kind: CompletionKind::Field,
-                    detail: None,
-                    doc: None,
-                    insert_text: None,
-                    is_snippet: false,
-                    replace,
-                    sort_group: 0,
-                })
-                .collect()
+            field_items(fields, replace)
         }
         None => unqualified(db, &scope, replace),
     }
@@ -197,7 +185,18 @@ fn record_fields(
     else {
         return Vec::new();
     };
-    crate::types::record_fields(db, file, occ.span, &path[1..])
+    field_items(
+        crate::types::record_fields(db, file, occ.span, &path[1..]),
+        replace,
+    )
+}
+
+/// Record fields as completion items.
+fn field_items(
+    labels: impl IntoIterator<Item = String>,
+    replace: TextRange,
+) -> Vec<CompletionItem> {
+    labels
         .into_iter()
         .map(|label| CompletionItem {
             label,

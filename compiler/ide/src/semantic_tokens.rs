@@ -4,7 +4,7 @@
 //! fields), with modifiers for definitions, the prelude and documentation.
 
 use futhark_db::{Db, File};
-use futhark_syntax::lexer::{Token, TokenKind, lex};
+use futhark_syntax::lexer::{Lexed, Token, TokenKind, lex};
 
 use crate::TextRange;
 use crate::prelude::is_prelude_path;
@@ -67,10 +67,53 @@ pub fn semantic_tokens(db: &dyn Db, file: File, range: Option<TextRange>) -> Vec
     let text = file.text(db);
     let lexed = lex(file.id(db), text);
     let index = file_index(db, file);
-    let mut out = Vec::new();
     let tokens = &lexed.tokens;
+    let mut out = classify(&lexed, |i, t, out| match t.kind {
+        k if plain_class(k).is_some() => plain_class(k),
+        TokenKind::Doc => {
+            push(out, t, TokenClass::Comment, Modifiers::DOCUMENTATION);
+            None
+        }
+        TokenKind::Symbol | TokenKind::Bang | TokenKind::Backtick => {
+            let m = name_modifiers(db, index, occurrence(index, t.start));
+            push(out, t, TokenClass::Operator, m);
+            None
+        }
+        TokenKind::QualSymbol => {
+            qual_symbol(db, index, t, out);
+            None
+        }
+        TokenKind::Constructor => Some(TokenClass::Constructor),
+        TokenKind::Ident => {
+            ident(db, index, t, out);
+            None
+        }
+        TokenKind::Apostrophe | TokenKind::ApostropheHat | TokenKind::ApostropheTilde => {
+            // The marker of a type parameter `'a` is part of its name.
+            let next_is_name = tokens
+                .get(i + 1)
+                .is_some_and(|n| n.kind == TokenKind::Ident && n.start == t.end);
+            next_is_name.then_some(TokenClass::TypeParameter)
+        }
+        _ => None,
+    });
+    if let Some(range) = range {
+        out.retain(|t| t.range.end > range.start && t.range.start < range.end);
+    }
+    out
+}
+
+/// The tokens of a lexed text, sorted: everything inside an attribute `#[…]` (nested
+/// brackets included) as an attribute, every other token as `other` says (it may push
+/// tokens itself and return `None`, or return the class of a token without modifiers),
+/// and the comments.
+fn classify(
+    lexed: &Lexed,
+    mut other: impl FnMut(usize, &Token, &mut Vec<SemanticToken>) -> Option<TokenClass>,
+) -> Vec<SemanticToken> {
+    let mut out = Vec::new();
     let mut in_attr = 0u32;
-    for (i, t) in tokens.iter().enumerate() {
+    for (i, t) in lexed.tokens.iter().enumerate() {
         if in_attr > 0 {
             match t.kind {
                 TokenKind::LBracket | TokenKind::IndexBracket | TokenKind::HashBracket => {
@@ -82,40 +125,12 @@ pub fn semantic_tokens(db: &dyn Db, file: File, range: Option<TextRange>) -> Vec
             push(&mut out, t, TokenClass::Attribute, Modifiers::default());
             continue;
         }
-        let class = match t.kind {
-            TokenKind::HashBracket => {
-                in_attr = 1;
-                Some(TokenClass::Attribute)
-            }
-            k if plain_class(k).is_some() => plain_class(k),
-            TokenKind::Doc => {
-                push(&mut out, t, TokenClass::Comment, Modifiers::DOCUMENTATION);
-                None
-            }
-            TokenKind::Symbol | TokenKind::Bang | TokenKind::Backtick => {
-                let m = name_modifiers(db, index, occurrence(index, t.start));
-                push(&mut out, t, TokenClass::Operator, m);
-                None
-            }
-            TokenKind::QualSymbol => {
-                qual_symbol(db, index, t, &mut out);
-                None
-            }
-            TokenKind::Constructor => Some(TokenClass::Constructor),
-            TokenKind::Ident => {
-                ident(db, index, t, &mut out);
-                None
-            }
-            TokenKind::Apostrophe | TokenKind::ApostropheHat | TokenKind::ApostropheTilde => {
-                // The marker of a type parameter `'a` is part of its name.
-                let next_is_name = tokens
-                    .get(i + 1)
-                    .is_some_and(|n| n.kind == TokenKind::Ident && n.start == t.end);
-                next_is_name.then_some(TokenClass::TypeParameter)
-            }
-            _ => None,
-        };
-        if let Some(class) = class {
+        if t.kind == TokenKind::HashBracket {
+            in_attr = 1;
+            push(&mut out, t, TokenClass::Attribute, Modifiers::default());
+            continue;
+        }
+        if let Some(class) = other(i, t, &mut out) {
             push(&mut out, t, class, Modifiers::default());
         }
     }
@@ -127,9 +142,6 @@ pub fn semantic_tokens(db: &dyn Db, file: File, range: Option<TextRange>) -> Vec
         });
     }
     out.sort_by_key(|t| t.range.start);
-    if let Some(range) = range {
-        out.retain(|t| t.range.end > range.start && t.range.start < range.end);
-    }
     out
 }
 
@@ -149,45 +161,15 @@ fn plain_class(kind: TokenKind) -> Option<TokenClass> {
 /// database, such as a REPL's input line.
 pub fn lexical_tokens(text: &str) -> Vec<SemanticToken> {
     let lexed = lex(futhark_syntax::FileId(u32::MAX), text);
-    let mut out = Vec::new();
-    let mut in_attr = 0u32;
-    for t in &lexed.tokens {
-        if in_attr > 0 {
-            match t.kind {
-                TokenKind::LBracket | TokenKind::IndexBracket | TokenKind::HashBracket => {
-                    in_attr += 1
-                }
-                TokenKind::RBracket => in_attr -= 1,
-                _ => {}
-            }
-            push(&mut out, t, TokenClass::Attribute, Modifiers::default());
-            continue;
+    let mut out = classify(&lexed, |_, t, _| match t.kind {
+        TokenKind::Doc => Some(TokenClass::Comment),
+        TokenKind::Symbol | TokenKind::Bang | TokenKind::Backtick | TokenKind::QualSymbol => {
+            Some(TokenClass::Operator)
         }
-        let class = match t.kind {
-            TokenKind::HashBracket => {
-                in_attr = 1;
-                Some(TokenClass::Attribute)
-            }
-            TokenKind::Doc => Some(TokenClass::Comment),
-            TokenKind::Symbol | TokenKind::Bang | TokenKind::Backtick | TokenKind::QualSymbol => {
-                Some(TokenClass::Operator)
-            }
-            TokenKind::Constructor => Some(TokenClass::Constructor),
-            k => plain_class(k),
-        };
-        if let Some(class) = class {
-            push(&mut out, t, class, Modifiers::default());
-        }
-    }
-    for c in &lexed.comments {
-        out.push(SemanticToken {
-            range: TextRange::new(c.start, c.end),
-            class: TokenClass::Comment,
-            modifiers: Modifiers::default(),
-        });
-    }
+        TokenKind::Constructor => Some(TokenClass::Constructor),
+        k => plain_class(k),
+    });
     out.retain(|t| t.range.end as usize <= text.len() && t.range.start < t.range.end);
-    out.sort_by_key(|t| t.range.start);
     out
 }
 
