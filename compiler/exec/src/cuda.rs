@@ -105,7 +105,8 @@ impl CudaDevice {
             return Err(ExecError::Backend(reason));
         }
         let gpu = Gpu::open_with(ordinal, &options.cuda).map_err(backend_err)?;
-        let codegen = codegen_options(&options.cuda, gpu.info.max_shared_per_block);
+        let codegen =
+            CodegenOptions::from_options(&options.cuda, Some(gpu.info.max_shared_per_block));
         Ok(CudaDevice {
             gpu,
             codegen,
@@ -192,11 +193,6 @@ impl Layout {
             args,
         })
     }
-}
-
-/// The code generator's choices for a device with `shared` bytes of shared memory per block.
-fn codegen_options(options: &futhark_options::CudaOptions, shared: usize) -> CodegenOptions {
-    CodegenOptions::from_options(options, Some(shared))
 }
 
 /// Bytes for `len` elements: at least one element, as `Gpu::run` expects every array to

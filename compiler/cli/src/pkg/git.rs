@@ -21,6 +21,23 @@ pub fn repo_url(path: &str) -> String {
     format!("https://{base}")
 }
 
+/// The commit of `version` among a package's `versions`, or an error listing them.
+pub fn commit_in(
+    versions: &[(Version, String)],
+    path: &str,
+    version: &Version,
+) -> Result<String, PkgError> {
+    versions
+        .iter()
+        .find(|(v, _)| v == version)
+        .map(|(_, h)| h.clone())
+        .ok_or_else(|| PkgError::NoVersion {
+            path: path.to_string(),
+            version: version.to_string(),
+            available: versions.iter().map(|(v, _)| v.to_string()).collect(),
+        })
+}
+
 impl Git {
     fn run(&self, args: &[&str], dir: Option<&Path>) -> Result<String, PkgError> {
         if self.verbose {
@@ -91,15 +108,7 @@ impl Git {
 
     /// The commit of `version`, or an error listing the versions there are.
     pub fn commit_of(&self, path: &str, version: &Version) -> Result<String, PkgError> {
-        let vs = self.versions(path)?;
-        vs.iter()
-            .find(|(v, _)| v == version)
-            .map(|(_, h)| h.clone())
-            .ok_or_else(|| PkgError::NoVersion {
-                path: path.to_string(),
-                version: version.to_string(),
-                available: vs.iter().map(|(v, _)| v.to_string()).collect(),
-            })
+        commit_in(&self.versions(path)?, path, version)
     }
 
     /// A checkout of the tag `v{version}` in a new directory under `scratch`, checked to be

@@ -76,18 +76,10 @@ impl Manifest {
                                 format!("`{v}` is not a version (X.Y.Z, all three numbers)"),
                             )
                         })?;
-                        let (lo, hi) = path_majors(&path);
-                        if version.major < lo || version.major > hi {
+                        if let Some(admitted) = other_major(&path, &version) {
                             return Err(err(
                                 lv,
-                                format!(
-                                    "`{path}` admits major version {}, not {version}",
-                                    if lo == hi {
-                                        lo.to_string()
-                                    } else {
-                                        format!("{lo} or {hi}")
-                                    }
-                                ),
+                                format!("`{path}` admits major version {admitted}, not {version}"),
                             ));
                         }
                         let hash = match it.peek() {
@@ -180,6 +172,18 @@ pub fn path_majors(p: &str) -> (u64, u64) {
         Some(n) => (n, n),
         None => (0, 1),
     }
+}
+
+/// When `path` does not admit `version`'s major version: the ones it does (`3`, `0 or 1`).
+pub fn other_major(path: &str, version: &Version) -> Option<String> {
+    let (lo, hi) = path_majors(path);
+    (version.major < lo || version.major > hi).then(|| {
+        if lo == hi {
+            lo.to_string()
+        } else {
+            format!("{lo} or {hi}")
+        }
+    })
 }
 
 #[cfg(test)]

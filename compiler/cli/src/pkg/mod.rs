@@ -141,27 +141,13 @@ fn command(root: &Path, git: &Git, cmd: PkgCommand) -> Result<(), PkgError> {
                     let v = Version::parse(&text).ok_or_else(|| {
                         PkgError::Usage(format!("`{text}` is not a version (X.Y.Z)"))
                     })?;
-                    let (lo, hi) = manifest::path_majors(&path);
-                    if v.major < lo || v.major > hi {
+                    if let Some(admitted) = manifest::other_major(&path, &v) {
                         return Err(PkgError::Usage(format!(
-                            "version {v} has major version {}; package path {path} admits {}",
-                            v.major,
-                            if lo == hi {
-                                lo.to_string()
-                            } else {
-                                format!("{lo} or {hi}")
-                            }
+                            "version {v} has major version {}; package path {path} admits {admitted}",
+                            v.major
                         )));
                     }
-                    let hash = versions
-                        .iter()
-                        .find(|(w, _)| *w == v)
-                        .map(|(_, h)| h.clone())
-                        .ok_or_else(|| PkgError::NoVersion {
-                            path: path.clone(),
-                            version: v.to_string(),
-                            available: versions.iter().map(|(v, _)| v.to_string()).collect(),
-                        })?;
+                    let hash = git::commit_in(&versions, &path, &v)?;
                     (v, hash)
                 }
                 None => versions
