@@ -42,6 +42,9 @@ pub fn run(args: CudaArgs, mut options: futhark_options::Options) -> ExitCode {
         Err(e) => return Failure::Compile(e).report(&db, file),
     };
     warn_if_no_entries(&db, file, &prog);
+    for slow in &prog.slow_paths {
+        eprintln!("note: {slow}");
+    }
     let kernels: Vec<&KernelDef> = match &args.entry {
         None => prog.kernels.iter().collect(),
         Some(name) => {

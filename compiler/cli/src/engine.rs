@@ -97,6 +97,12 @@ pub trait Program {
         None
     }
 
+    /// What compilation had to run slowly (SOACs compiled to sequential host loops), one
+    /// sentence each; `run` and `bench` print them as notes.
+    fn slow_paths(&self) -> Vec<String> {
+        Vec::new()
+    }
+
     /// Whether kernel launches are timed for [`Program::profile`] (compiled backends; on
     /// by default). `run` and `bench` turn it off unless `--profile` is given.
     fn set_profiling(&mut self, _on: bool) {}
@@ -196,8 +202,9 @@ impl UseBackend for MakeProgram {
     type Out = Result<Box<dyn Program>, futhark_exec::ExecError>;
 
     fn with<B: futhark_exec::Backend + 'static>(self, backend: B, _: &Opened) -> Self::Out {
+        let slow_paths = self.0.slow_paths.iter().map(ToString::to_string).collect();
         let exec = Executor::new(self.0, backend)?;
-        Ok(Box::new(CompiledProgram { exec }))
+        Ok(Box::new(CompiledProgram { exec, slow_paths }))
     }
 }
 
@@ -211,6 +218,7 @@ fn backend_name(b: ExecBackend) -> &'static str {
 /// A compiled program on the executor.
 struct CompiledProgram<B: futhark_exec::Backend> {
     exec: Executor<B>,
+    slow_paths: Vec<String>,
 }
 
 impl<B: futhark_exec::Backend> Program for CompiledProgram<B> {
@@ -222,6 +230,10 @@ impl<B: futhark_exec::Backend> Program for CompiledProgram<B> {
 
     fn set_profiling(&mut self, on: bool) {
         self.exec.backend().set_profiling(on);
+    }
+
+    fn slow_paths(&self) -> Vec<String> {
+        self.slow_paths.clone()
     }
 
     fn profile(&mut self) -> Option<Result<Vec<KernelProfile>, RunError>> {

@@ -114,8 +114,21 @@ pub fn run(args: RunArgs, mut options: Options) -> ExitCode {
 }
 
 /// Loads the program on the chosen backend; `auto` falls back to the interpreter with a
-/// one-line reason.
+/// one-line reason. Parts compiled to slow host loops are named in notes on stderr.
 pub(crate) fn load(
+    db: &Database,
+    file: futhark_db::File,
+    backend: Backend,
+    exec: &ExecOptions,
+) -> Result<Box<dyn engine::Program>, LoadError> {
+    let loaded = load_on(db, file, backend, exec)?;
+    for slow in loaded.slow_paths() {
+        eprintln!("note: {slow}");
+    }
+    Ok(loaded)
+}
+
+fn load_on(
     db: &Database,
     file: futhark_db::File,
     backend: Backend,

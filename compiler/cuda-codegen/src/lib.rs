@@ -8,6 +8,6 @@ pub mod codegen;
 pub mod samples;
 
 pub use codegen::{
-    CodegenError, CodegenOptions, GeneratedKernel, LaunchPlan, TileConfig, generate_kernel,
-    generate_program, generate_program_with,
+    CodegenError, CodegenOptions, GeneratedKernel, LaunchPlan, TileConfig, canonicalize,
+    generate_kernel, generate_program, generate_program_with,
 };

@@ -8,6 +8,6 @@
 pub mod runtime;
 
 pub use futhark_cuda_codegen::{
-    CodegenError, CodegenOptions, GeneratedKernel, LaunchPlan, TileConfig, codegen,
+    CodegenError, CodegenOptions, GeneratedKernel, LaunchPlan, TileConfig, canonicalize, codegen,
     generate_kernel, generate_program, generate_program_with, samples,
 };

@@ -9,7 +9,7 @@ use std::rc::Rc;
 use futhark_cuda::runtime::device::device_count;
 use futhark_cuda::runtime::peer::{StreamMark, TimedMark};
 use futhark_cuda::runtime::{DeviceBuffer, Gpu, nvrtc};
-use futhark_cuda::{CodegenOptions, GeneratedKernel, generate_program_with};
+use futhark_cuda::{CodegenOptions, GeneratedKernel, canonicalize, generate_program_with};
 use futhark_ir::soacs::KernelDef;
 use futhark_ir::types::PrimType;
 use futhark_ir::{SegOp, Size};
@@ -226,8 +226,11 @@ impl Backend for CudaDevice {
             for k in &mut kp.kernels {
                 k.name = c_name(&format!("{}_{}", kd.name, k.name));
             }
-            let gks = generate_program_with(&kp, &self.codegen)
+            let mut gks = generate_program_with(&kp, &self.codegen)
                 .map_err(|e| ExecError::Unsupported(format!("kernel `{}`: {e}", kd.name)))?;
+            // Named by content: a kernel seen before under other IR names (an earlier
+            // cell, an earlier run) is found in the module caches, not compiled again.
+            gks.iter_mut().for_each(canonicalize);
             generated.push((kd.name.clone(), gks));
         }
         let all: Vec<_> = generated

@@ -191,6 +191,48 @@ fn maps_whose_threads_grow_arrays_or_loop_unbounded_run_as_host_loops() {
     );
 }
 
+/// The slow paths `HOST_LOOPS` compiles to (and those of `program`), as the faces print them.
+fn slow_paths(name: &str, program: &str) -> Vec<String> {
+    use futhark_db::{Database, Db, IrStage};
+    let dir = std::env::temp_dir().join(format!("futhark-slow-{}-{name}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let path = dir.join(format!("{name}.fut"));
+    std::fs::write(&path, program).expect("write source");
+    let db = Database::new();
+    let file = db.load_file(&path).expect("loads");
+    let prog = futhark_db::compile(&db, file, IrStage::Kernels)
+        .unwrap_or_else(|e| panic!("{name} does not compile: {:?}", e.diagnostics(&db, file)));
+    let _ = std::fs::remove_dir_all(&dir);
+    prog.slow_paths.iter().map(ToString::to_string).collect()
+}
+
+#[test]
+fn host_loop_fallbacks_are_reported_with_their_source_location() {
+    let notes = slow_paths("hostloops", HOST_LOOPS);
+    // One per entry's `map`: grow (line 3), hailstone (7), grow_bad (11), prefix_rows (15).
+    assert_eq!(notes.len(), 4, "{notes:#?}");
+    for line in [3, 7, 11, 15] {
+        let at = format!("hostloops.fut:{line}:");
+        assert!(
+            notes
+                .iter()
+                .any(|n| n.starts_with("`map` at ") && n.contains(&at)),
+            "no slow path at line {line}: {notes:#?}"
+        );
+    }
+    assert!(
+        notes
+            .iter()
+            .all(|n| n.contains("sequential loop on the host"))
+    );
+    // A map that flattens into kernels is no slow path.
+    let fast = slow_paths(
+        "fast",
+        "entry f (xs: []i64) = map (\\x -> x * 2) xs |> i64.sum",
+    );
+    assert!(fast.is_empty(), "{fast:#?}");
+}
+
 const ROW_SIZES: &str = "
 entry concat_rows [n] [a] [b] (xss: [n][a]i64) (yss: [n][b]i64) =
   map2 (\\xs ys -> opaque (concat xs ys)) xss yss

@@ -160,6 +160,7 @@ pub fn lower_program<'a>(ctx: &'a CheckContext, files: &[SourceUnit<'a>], root: 
     let mut program = Program {
         funs,
         kernels: Vec::new(),
+        slow_paths: Vec::new(),
     };
     futhark_ir::soacs::insert_copies(&mut program, &mut l.ns);
     if let Err(e) = futhark_ir::soacs::check_program(&program) {

@@ -45,6 +45,13 @@ impl<'a> Lowerer<'a> {
         args: Vec<Value<'a>>,
         span: Span,
     ) -> LResult<Value<'a>> {
+        let outer = self.soac_site.replace(span);
+        let r = self.intrinsic_at(name, args, span);
+        self.soac_site = outer;
+        r
+    }
+
+    fn intrinsic_at(&mut self, name: &str, args: Vec<Value<'a>>, span: Span) -> LResult<Value<'a>> {
         let arg = |i: usize| -> LResult<Value<'a>> {
             args.get(i)
                 .cloned()
@@ -491,7 +498,21 @@ impl<'a> Lowerer<'a> {
 
     pub(crate) fn bind_soac(&mut self, ts: Vec<Type>, soac: Soac) -> Vec<(SubExp, Type)> {
         let ext: Vec<_> = ts.iter().map(Type::to_ext).collect();
-        self.bind_ext(soac.kind_name(), &ext, IExp::Soac(soac))
+        // The SOAC's own statement is located at its application (what a host-loop
+        // fallback names), unless an enclosing operation's location is in force.
+        let own = match (&self.loc, self.soac_site) {
+            (None, Some(span)) => Some(self.location_with_frames(span).into()),
+            _ => None,
+        };
+        let located_here = own.is_some();
+        if located_here {
+            self.loc = own;
+        }
+        let outs = self.bind_ext(soac.kind_name(), &ext, IExp::Soac(soac));
+        if located_here {
+            self.loc = None;
+        }
+        outs
     }
 
     fn soac_map(&mut self, f: &Value<'a>, arr: &Value<'a>, span: Span) -> LResult<Value<'a>> {

@@ -70,6 +70,9 @@ pub struct Lowerer<'a> {
     pub size_ids: HashMap<u64, SubExp>,
     /// The source location given to the statements emitted now (see [`Lowerer::located`]).
     pub loc: Option<Rc<str>>,
+    /// The application of the SOAC intrinsic being lowered, which its statement is located
+    /// at when no enclosing operation gave one (so a host-loop fallback can say where).
+    pub soac_site: Option<Span>,
     /// The calls being inlined, outermost first: the interpreter's call stack at the code
     /// lowered now, which [`Lowerer::located`] writes into locations as their backtrace.
     pub frames: Vec<Rc<str>>,
@@ -104,6 +107,7 @@ impl<'a> Lowerer<'a> {
             inline_depth: 0,
             size_ids: HashMap::new(),
             loc: None,
+            soac_site: None,
             frames: Vec::new(),
             next_frame: None,
             next_located: None,

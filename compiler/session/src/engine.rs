@@ -774,6 +774,8 @@ impl Session {
             RunError::Cannot(format!("it does not compile for the GPU path: {first}"))
         })?;
         let lower = start.elapsed();
+        // SOACs compiled to sequential host loops: said with the result, as a fallback is.
+        let slow: Vec<String> = prog.slow_paths.iter().map(ToString::to_string).collect();
         let Some(runner) = self.runner.as_mut() else {
             return Err(RunError::Cannot(
                 "the compiled backend is not open".to_string(),
@@ -791,7 +793,7 @@ impl Session {
         *ran = Placed {
             device: runner.device(),
             location: runner.label(),
-            note: None,
+            note: (!slow.is_empty()).then(|| slow.join("\nnote: ")),
             profile: Some(Profile {
                 kernels: r.kernels.clone(),
                 notes: r.notes.clone(),

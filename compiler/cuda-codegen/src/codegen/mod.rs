@@ -15,6 +15,7 @@
 //! | `SegScan` | look-back (+ thread) | single-pass decoupled look-back over tiles; segments as flags in the operator |
 //! | `SegHist` | shared, global (+ pack, unpack) | shared-memory subhistograms (in passes over chunks of buckets when large) merged with global updates, or global updates; native atomics, CAS loops (packed pairs) or locks per operator |
 
+mod canonical;
 pub mod emit;
 pub mod hist;
 pub mod prelude;
@@ -23,6 +24,7 @@ pub mod reduce;
 pub mod scan;
 pub mod tile;
 
+pub use canonical::canonicalize;
 pub use tile::{TileConfig, TilePlan};
 
 /// The longest segment a segmented scan's warp entry takes: 32 lanes of
@@ -174,12 +176,40 @@ impl LaunchPlan {
             }
         }
     }
+
+    /// [`LaunchPlan::entries`], to rename them (in the same order).
+    pub fn entries_mut(&mut self) -> Vec<&mut String> {
+        match self {
+            LaunchPlan::Map { entry, .. } => vec![entry],
+            LaunchPlan::Red(r) => {
+                let mut v = vec![&mut r.block_entry, &mut r.warp_entry, &mut r.thread_entry];
+                v.extend(r.tiled.iter_mut().map(|t| &mut t.entry));
+                v
+            }
+            LaunchPlan::Scan(s) => {
+                let mut v = vec![&mut s.lookback_entry];
+                v.extend(s.thread_entry.as_mut());
+                v.extend(s.warp_entry.as_mut());
+                v
+            }
+            LaunchPlan::Hist(h) => {
+                let mut v = vec![&mut h.shared_entry, &mut h.global_entry];
+                if let Some((p, u)) = &mut h.pack_entries {
+                    v.extend([p, u]);
+                }
+                v
+            }
+        }
+    }
 }
 
 /// One IR kernel as CUDA: the full module source and its launch plan.
 #[derive(Clone, Debug, PartialEq)]
 pub struct GeneratedKernel {
+    /// The module's C name ([`canonicalize`] makes it a hash of the module's text).
     pub name: Name,
+    /// The name reports show (the IR kernel's; kept by [`canonicalize`]).
+    pub label: Name,
     /// The complete module source (prelude included), ready for NVRTC.
     pub source: String,
     pub plan: LaunchPlan,
@@ -203,6 +233,7 @@ impl GeneratedKernel {
             .walk(&mut |_| {}, &mut |a| written.push(a.clone()));
         GeneratedKernel {
             name: kernel.name.clone(),
+            label: kernel.name.clone(),
             source: format!("{}\n{body}", prelude::PRELUDE),
             plan,
             arrays: prog

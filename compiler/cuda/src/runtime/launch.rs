@@ -365,7 +365,7 @@ impl Gpu {
         })?;
         let gk = lk.generated.clone();
         let err = |message: String| CudaError::Launch {
-            kernel: name.into(),
+            kernel: gk.label.clone(),
             message,
         };
         if arrays.len() != gk.arrays.len() || sizes.len() != gk.sizes.len() {
@@ -423,7 +423,8 @@ impl Gpu {
         for l in &launches {
             let mut vals = base.clone();
             vals.extend(&l.extra);
-            if let Err(e) = self.launch(name, l, &mut vals, bytes_moved / launches.len() as u64) {
+            let bytes = bytes_moved / launches.len() as u64;
+            if let Err(e) = self.launch(name, &gk.label, l, &mut vals, bytes) {
                 result = Err(e);
                 break;
             }
@@ -526,7 +527,15 @@ impl Gpu {
         Ok(())
     }
 
-    fn launch(&mut self, kernel: &str, l: &Launch, vals: &mut [u64], bytes: u64) -> Result<()> {
+    /// Launches entry `l.entry` of module `kernel`, timed under `label`.
+    fn launch(
+        &mut self,
+        kernel: &str,
+        label: &str,
+        l: &Launch,
+        vals: &mut [u64],
+        bytes: u64,
+    ) -> Result<()> {
         if l.grid == 0 {
             return Ok(());
         }
@@ -559,7 +568,7 @@ impl Gpu {
             }
             .map_err(|e| CudaError::driver(format!("cuLaunchKernel({})", l.entry), e))?;
         }
-        self.timer.end(stream, kernel, bytes, ev)
+        self.timer.end(stream, label, bytes, ev)
     }
 
     /// Chooses entries and launch shapes for a plan.

@@ -348,6 +348,12 @@ impl Display for FunDef {
 
 impl Display for Program {
     fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
+        for slow in &self.slow_paths {
+            writeln!(f, "-- note: {slow}")?;
+        }
+        if !self.slow_paths.is_empty() {
+            writeln!(f)?;
+        }
         for (i, fun) in self.funs.iter().enumerate() {
             if i > 0 {
                 writeln!(f)?;

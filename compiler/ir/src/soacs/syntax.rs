@@ -500,6 +500,35 @@ pub struct KernelDef {
 pub struct Program {
     pub funs: Vec<FunDef>,
     pub kernels: Vec<KernelDef>,
+    /// What compilation had to do that users should hear of: a SOAC that runs as a
+    /// sequential host loop rather than as kernels ([`SlowPath`]). Faces print these.
+    pub slow_paths: Vec<SlowPath>,
+}
+
+/// A SOAC compiled to a sequential loop on the host, one iteration per element, because
+/// no kernel shape fits it: correct, but orders of magnitude slower than a kernel.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SlowPath {
+    /// The SOAC (`map`, `reduce`, …).
+    pub soac: &'static str,
+    /// Its source location (`path:line:col-col`), when lowering recorded one.
+    pub at: Option<String>,
+    /// Why kernel extraction could not take it (the extractor's message).
+    pub why: String,
+}
+
+impl std::fmt::Display for SlowPath {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "`{}`", self.soac)?;
+        if let Some(at) = &self.at {
+            write!(f, " at {at}")?;
+        }
+        write!(
+            f,
+            " runs as a sequential loop on the host, one element at a time (slow): {}",
+            self.why
+        )
+    }
 }
 
 impl Program {

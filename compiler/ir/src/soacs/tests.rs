@@ -100,6 +100,7 @@ fn sample() -> Program {
             body,
         }],
         kernels: vec![],
+        slow_paths: vec![],
     }
 }
 
@@ -213,6 +214,7 @@ fn existential_pattern_accepts_unknown_sizes() {
     let p = Program {
         funs: vec![fun],
         kernels: vec![],
+        slow_paths: vec![],
     };
     check_program(&p).unwrap();
     assert!(

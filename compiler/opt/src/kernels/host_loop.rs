@@ -9,6 +9,7 @@
 //!
 //! [`rewrite`] finds the SOAC statement by its first result's name and replaces it.
 
+use futhark_ir::loc;
 use futhark_ir::soacs::{
     BinOp, Body, CmpOp, DimIndex, Exp, Lambda, LoopForm, Name, NameSource, Param, Pat, Soac, Stm,
     SubExp, Type, renamed_lambda,
@@ -16,37 +17,54 @@ use futhark_ir::soacs::{
 use futhark_ir::types::{PrimType, PrimValue};
 
 /// Replaces the host-level SOAC statement whose first result is `name` (in `body` or the
-/// branches and loop bodies of its host code) by a sequential host loop; false when there
-/// is none or it cannot be rewritten.
-pub(super) fn rewrite(body: &mut Body, name: &str, ns: &mut NameSource) -> bool {
+/// branches and loop bodies of its host code) by a sequential host loop; the SOAC's kind
+/// and source position when it did, `None` when there is none or it cannot be rewritten.
+pub(super) fn rewrite(body: &mut Body, name: &str, ns: &mut NameSource) -> Option<Rewritten> {
     for i in 0..body.stms.len() {
         let stm = &mut body.stms[i];
         let hit = matches!(stm.exp, Exp::Soac(_))
             && stm.pat.elems.first().is_some_and(|p| p.name == name);
         if hit {
             let Exp::Soac(soac) = &stm.exp else {
-                return false;
+                return None;
             };
-            let Some(stms) = host_loop(stm, soac, ns) else {
-                return false;
+            let done = Rewritten {
+                soac: soac.kind_name(),
+                at: stm.loc.as_deref().and_then(user_site),
             };
+            let stms = host_loop(stm, soac, ns)?;
             body.stms.splice(i..=i, stms);
-            return true;
+            return Some(done);
         }
         let found = match &mut stm.exp {
             Exp::If {
                 then_body,
                 else_body,
                 ..
-            } => rewrite(then_body, name, ns) || rewrite(else_body, name, ns),
+            } => rewrite(then_body, name, ns).or_else(|| rewrite(else_body, name, ns)),
             Exp::Loop { body, .. } => rewrite(body, name, ns),
-            _ => false,
+            _ => None,
         };
-        if found {
-            return true;
+        if found.is_some() {
+            return found;
         }
     }
-    false
+    None
+}
+
+/// The innermost position of a location outside the prelude: where the user wrote the
+/// `map` whose prelude definition applies the intrinsic.
+fn user_site(l: &str) -> Option<String> {
+    std::iter::once(loc::position(l))
+        .chain(loc::frames(l))
+        .find(|p| !p.starts_with("/prelude/"))
+        .map(str::to_string)
+}
+
+/// Which SOAC [`rewrite`] turned into a host loop, and where the source has it.
+pub(super) struct Rewritten {
+    pub soac: &'static str,
+    pub at: Option<String>,
 }
 
 /// Builds host statements one at a time.

@@ -32,8 +32,8 @@ mod vector_hist;
 use std::collections::{HashMap, HashSet};
 
 use futhark_ir::soacs::{
-    BinOp, Body, Exp, KernelArg, KernelDef, Launch, Name, NameSource, Pat, Program, Soac, Stm,
-    SubExp, Type,
+    BinOp, Body, Exp, KernelArg, KernelDef, Launch, Name, NameSource, Pat, Program, SlowPath, Soac,
+    Stm, SubExp, Type,
 };
 use futhark_ir::types::PrimValue;
 use futhark_ir::{
@@ -49,6 +49,7 @@ use body::{Inputs, KVal, Translator, View};
 pub fn extract_kernels(mut prog: Program) -> Result<Program, PassError> {
     let mut ns = NameSource::for_program(&prog);
     let mut kernels = Vec::new();
+    let mut slow_paths = Vec::new();
     for f in &mut prog.funs {
         // A SOAC that does not extract becomes a sequential host loop (`host_loop.rs`)
         // and extraction starts over, until it succeeds or nothing more can be rewritten
@@ -82,15 +83,22 @@ pub fn extract_kernels(mut prog: Program) -> Result<Program, PassError> {
                 }
                 Err(message) => {
                     kernels.truncate(made);
-                    let rewritten = rewrites < MAX_HOST_LOOPS
-                        && failed.is_some_and(|n| host_loop::rewrite(&mut f.body, &n, &mut ns));
-                    if !rewritten {
+                    let rewritten = (rewrites < MAX_HOST_LOOPS)
+                        .then_some(failed)
+                        .flatten()
+                        .and_then(|n| host_loop::rewrite(&mut f.body, &n, &mut ns));
+                    let Some(done) = rewritten else {
                         return Err(PassError {
                             pass: "extract-kernels",
                             message,
                             unsupported: true,
                         });
-                    }
+                    };
+                    slow_paths.push(SlowPath {
+                        soac: done.soac,
+                        at: done.at,
+                        why: message,
+                    });
                     rewrites += 1;
                 }
             }
@@ -106,6 +114,7 @@ pub fn extract_kernels(mut prog: Program) -> Result<Program, PassError> {
         }
     }
     prog.kernels.extend(kernels);
+    prog.slow_paths.extend(slow_paths);
     Ok(prog)
 }
 
