@@ -250,7 +250,8 @@ pub struct KernelTime {
 /// What running a cell's program gave.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Ran {
-    pub value: ValueView,
+    /// The result on the host, when the cell shows it.
+    pub value: Option<ValueView>,
     /// Preparing the program's kernels (code generation, NVRTC or its disk cache, loading).
     pub prepare: Duration,
     /// Running the entry point and bringing the result to the host.
@@ -292,13 +293,16 @@ pub trait Runner {
     fn label(&self) -> String;
     fn device(&self) -> Device;
     /// Runs entry [`CELL_ENTRY`] of `prog`, passing the resident values `params` (in order)
-    /// and viewing its result as `layout`; on success the result is kept as `bind`.
+    /// and viewing its result as `layout`; on success the result is kept as `bind`. With
+    /// `show` false (a `let` cell, which prints nothing) the result stays on the device,
+    /// copied to the host only when something asks for it.
     fn run(
         &mut self,
         prog: Program,
         params: &[String],
         layout: &Layout,
         bind: &str,
+        show: bool,
     ) -> Result<Ran, RunError>;
     /// The resident values and their layouts.
     fn residents(&self) -> Vec<(String, Layout)>;
@@ -316,7 +320,8 @@ pub trait Runner {
 /// A cell's program that ran: the results to keep and their host copies, and times.
 struct Finished<D> {
     kept: Vec<Val<D>>,
-    host: Vec<fv::Value>,
+    /// The results on the host, when shown.
+    host: Option<Vec<fv::Value>>,
     prepare: Duration,
     run: Duration,
     new_kernels: usize,
@@ -356,6 +361,7 @@ impl<B: Backend> Compiled<B> {
         prog: Program,
         params: &[String],
         layout: &Layout,
+        show: bool,
     ) -> Result<Finished<B::Buf>, ExecError> {
         let entry = prog
             .funs
@@ -391,13 +397,18 @@ impl<B: Backend> Compiled<B> {
                 layout.count()
             )));
         }
-        let mut kept = Vec::with_capacity(results.len());
-        let mut host = Vec::with_capacity(results.len());
-        for v in results {
-            let (k, h) = self.bring_home(v)?;
-            kept.push(k);
-            host.push(h);
-        }
+        let (kept, host) = if show {
+            let mut kept = Vec::with_capacity(results.len());
+            let mut host = Vec::with_capacity(results.len());
+            for v in results {
+                let (k, h) = self.bring_home(v)?;
+                kept.push(k);
+                host.push(h);
+            }
+            (kept, Some(host))
+        } else {
+            (results, None)
+        };
         Ok(Finished {
             kept,
             host,
@@ -453,9 +464,12 @@ impl<B: Backend> Runner for Compiled<B> {
         params: &[String],
         layout: &Layout,
         bind: &str,
+        show: bool,
     ) -> Result<Ran, RunError> {
         let before = self.profile();
-        let r = catch_unwind(AssertUnwindSafe(|| self.run_inner(prog, params, layout)));
+        let r = catch_unwind(AssertUnwindSafe(|| {
+            self.run_inner(prog, params, layout, show)
+        }));
         let Finished {
             kept,
             host,
@@ -503,9 +517,13 @@ impl<B: Backend> Runner for Compiled<B> {
         }
         kernels.sort_by(|a, b| b.ms.total_cmp(&a.ms).then(a.name.cmp(&b.name)));
         notes.sort();
-        let value = layout
-            .view(&mut host.into_iter())
-            .ok_or_else(|| RunError::Cannot("the result does not fit its type".to_string()))?;
+        let value =
+            match host {
+                Some(host) => Some(layout.view(&mut host.into_iter()).ok_or_else(|| {
+                    RunError::Cannot("the result does not fit its type".to_string())
+                })?),
+                None => None,
+            };
         self.resident.insert(
             bind.to_string(),
             Resident {
@@ -771,9 +789,10 @@ mod tests {
                 &[],
                 &layout,
                 "it",
+                true,
             )
             .expect("runs");
-        assert_eq!(ints(&r.value), vec![0, 1, 2, 3]);
+        assert_eq!(ints(r.value.as_ref().expect("shown")), vec![0, 1, 2, 3]);
         let moved = a.take_host();
         assert!(a.residents().is_empty());
         let mut b = cpu();
@@ -783,11 +802,31 @@ mod tests {
         assert_eq!(b.residents(), vec![("it".to_string(), layout.clone())]);
         let prog = program(&format!("entry {CELL_ENTRY} (it: []i64) = map (*2) it"));
         let r = b
-            .run(prog, &["it".to_string()], &layout, "it")
+            .run(prog, &["it".to_string()], &layout, "it", true)
             .expect("runs");
-        assert_eq!(ints(&r.value), vec![0, 2, 4, 6]);
+        assert_eq!(ints(r.value.as_ref().expect("shown")), vec![0, 2, 4, 6]);
         assert_eq!(r.kernels.len(), 1);
         assert_eq!(r.new_kernels, 1);
+    }
+
+    #[test]
+    fn results_not_shown_stay_on_the_device_until_asked_for() {
+        let layout = Layout::Array(1, "i64".into());
+        let mut a = cpu();
+        let prog = program(&format!("entry {CELL_ENTRY} = map (*3) (iota 4)"));
+        let r = a.run(prog, &[], &layout, "ys", false).expect("runs");
+        assert!(r.value.is_none());
+        assert_eq!(r.downloaded, 0);
+        // Later cells take it as a parameter; moving backends brings it home.
+        let prog = program(&format!("entry {CELL_ENTRY} (ys: []i64) = map (+1) ys"));
+        let r = a
+            .run(prog, &["ys".to_string()], &layout, "it", true)
+            .expect("runs");
+        assert_eq!(ints(r.value.as_ref().expect("shown")), vec![1, 4, 7, 10]);
+        let moved = a.take_host();
+        let ys = moved.iter().find(|(n, _, _)| n == "ys").expect("ys kept");
+        assert_eq!(ys.2.len(), 1);
+        assert_eq!(ys.2[0].to_string(), "[0i64, 3i64, 6i64, 9i64]");
     }
 
     #[test]
@@ -796,13 +835,13 @@ mod tests {
         let mut a = cpu();
         let prog = program(&format!("entry {CELL_ENTRY} = [1i64, 2][3]"));
         assert!(matches!(
-            a.run(prog, &[], &layout, "it"),
+            a.run(prog, &[], &layout, "it", true),
             Err(RunError::Program(m)) if m.contains("out of bounds")
         ));
         // A parameter that is not resident is the session's mistake, not the program's.
         let prog = program(&format!("entry {CELL_ENTRY} (it: i64) = it"));
         assert!(matches!(
-            a.run(prog, &["it".to_string()], &layout, "it"),
+            a.run(prog, &["it".to_string()], &layout, "it", true),
             Err(RunError::Cannot(_))
         ));
         assert!(a.residents().is_empty());

@@ -667,8 +667,14 @@ impl Session {
             return Err(CellError::message(ErrorKind::Usage, why));
         }
         if self.placement.device.is_compiled() {
-            match self.run_compiled(layout.as_ref(), "it", timing, ran) {
-                Ok(r) => {
+            match self
+                .run_compiled(layout.as_ref(), "it", true, timing, ran)
+                .and_then(|r| {
+                    r.value.ok_or_else(|| {
+                        RunError::Cannot("the compiled path gave no value to show".to_string())
+                    })
+                }) {
+                Ok(value) => {
                     // The interpreter evaluates `def it = …` when it next runs a cell.
                     parts.truncate(1);
                     self.pending.extend(parts);
@@ -676,12 +682,8 @@ impl Session {
                         scope = s;
                     }
                     self.scope = scope;
-                    let text = format_value(&r.value, self.options.format);
-                    return Ok(Evaluated::Value(Shown {
-                        value: r.value,
-                        ty,
-                        text,
-                    }));
+                    let text = format_value(&value, self.options.format);
+                    return Ok(Evaluated::Value(Shown { value, ty, text }));
                 }
                 Err(RunError::Program(msg)) => {
                     // The error came from the compiled backend: say so in the report.
@@ -741,11 +743,12 @@ impl Session {
     }
 
     /// Runs the last expression cell's program on the compiled backend; its result stays
-    /// resident as `bind`.
+    /// resident as `bind`, and comes to the host only if `show`.
     fn run_compiled(
         &mut self,
         layout: Option<&Layout>,
         bind: &str,
+        show: bool,
         timing: &mut Timing,
         ran: &mut Placed,
     ) -> Result<Ran, RunError> {
@@ -787,7 +790,7 @@ impl Session {
             .map(|r| r.0)
             .filter(|n| mentions(&self.last_exp, n))
             .collect();
-        let r = runner.run(prog, &params, layout, bind)?;
+        let r = runner.run(prog, &params, layout, bind, show)?;
         timing.compile = lower + r.prepare;
         timing.eval = r.run;
         *ran = Placed {

@@ -61,7 +61,7 @@ impl Session {
             let exp = format!("{text}\nin {name}");
             self.last_program = Some(self.cell_program(&exp));
             self.last_exp = exp;
-            match self.run_compiled(Some(&layout), &name, timing, ran) {
+            match self.run_compiled(Some(&layout), &name, false, timing, ran) {
                 Ok(_) => {
                     // The interpreter evaluates the `let` when it next runs a cell;
                     // compiled cells take `x` as a parameter, so its text is not kept.
