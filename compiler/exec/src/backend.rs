@@ -29,6 +29,10 @@ pub fn written_arrays(prog: &futhark_ir::KernelProgram) -> Vec<usize> {
     written
 }
 
+/// The profile line counting NVRTC compiles (modules neither kernel cache had) in
+/// `launches`, their wall time in `total_ms` (CUDA backends).
+pub const NVRTC_PROFILE: &str = "(NVRTC compiles)";
+
 /// Time, launches and bytes of one kernel, for `--profile`.
 #[derive(Clone, Debug, PartialEq)]
 pub struct KernelProfile {

@@ -16,7 +16,7 @@ use futhark_ir::{SegOp, Size};
 use futhark_options::ExecOptions;
 use futhark_values::Buffer;
 
-use crate::backend::{Backend, KernelProfile, PeerBackend, Stamp};
+use crate::backend::{Backend, KernelProfile, NVRTC_PROFILE, PeerBackend, Stamp};
 use crate::error::{ExecError, Result};
 use crate::multi::Multi;
 use crate::prim::{filled, to_vtype};
@@ -392,6 +392,12 @@ impl Backend for CudaDevice {
             launches: 0,
             total_ms: 0.0,
             bytes: self.downloaded,
+        });
+        out.push(KernelProfile {
+            name: NVRTC_PROFILE.into(),
+            launches: self.gpu.nvrtc_compiles,
+            total_ms: self.gpu.nvrtc_ms,
+            bytes: 0,
         });
         out.push(KernelProfile {
             name: "(peak device memory)".into(),

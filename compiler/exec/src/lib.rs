@@ -24,7 +24,7 @@ mod prim;
 mod timed;
 mod value;
 
-pub use backend::{Backend, KernelProfile, PeerBackend, Stamp};
+pub use backend::{Backend, KernelProfile, NVRTC_PROFILE, PeerBackend, Stamp};
 pub use cpu::{CpuBackend, run_program as run_kernel_program};
 #[cfg(feature = "cuda")]
 pub use cuda::{CudaBackend, CudaDevice, cuda_unavailable_reason};

@@ -22,7 +22,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use futhark_check::Type;
-use futhark_exec::{Array, Backend, Data, ExecError, Executor, KernelProfile, Val};
+use futhark_exec::{Array, Backend, Data, ExecError, Executor, KernelProfile, NVRTC_PROFILE, Val};
 use futhark_ir::soacs::{FunDef, KernelDef, Program, SubExp};
 use futhark_ir::types::{PrimType, PrimValue};
 use futhark_values::{self as fv, Buffer};
@@ -266,6 +266,8 @@ pub struct Ran {
     pub downloaded: u64,
     /// Kernel programs prepared for this cell (not seen in an earlier cell).
     pub new_kernels: usize,
+    /// Modules NVRTC compiled for this cell (`None`: the backend has no NVRTC).
+    pub nvrtc: Option<u64>,
 }
 
 /// Why the compiled path did not give a value.
@@ -500,9 +502,14 @@ impl<B: Backend> Runner for Compiled<B> {
         let mut kernels = Vec::new();
         let mut notes = Vec::new();
         let (mut uploaded, mut downloaded) = (0, 0);
+        let mut nvrtc = None;
         for (name, (launches, ms, bytes)) in &after {
             let (l0, ms0, b0) = before.get(name).copied().unwrap_or_default();
             match name.as_str() {
+                // One line per GPU (`gpu1: (NVRTC compiles)`) on several.
+                n if n.ends_with(NVRTC_PROFILE) => {
+                    *nvrtc.get_or_insert(0) += launches.saturating_sub(l0);
+                }
                 "(host to device)" => uploaded = bytes.saturating_sub(b0),
                 "(device to host)" => downloaded = bytes.saturating_sub(b0),
                 n if n.starts_with('(') && *launches > l0 => notes.push(n.to_string()),
@@ -540,6 +547,7 @@ impl<B: Backend> Runner for Compiled<B> {
             uploaded,
             downloaded,
             new_kernels,
+            nvrtc,
         })
     }
 

@@ -803,6 +803,7 @@ impl Session {
                 lower,
                 prepare: r.prepare,
                 new_kernels: r.new_kernels,
+                nvrtc: r.nvrtc,
                 uploaded: r.uploaded,
                 downloaded: r.downloaded,
             }),

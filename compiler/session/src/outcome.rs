@@ -172,6 +172,9 @@ pub struct Profile {
     pub prepare: Duration,
     /// Kernel programs prepared for this cell.
     pub new_kernels: usize,
+    /// Modules NVRTC compiled for this cell (neither kernel cache had them); `None` on
+    /// backends without NVRTC.
+    pub nvrtc: Option<u64>,
     pub uploaded: u64,
     pub downloaded: u64,
 }
@@ -233,8 +236,12 @@ impl Profile {
             out.push_str(n);
             out.push('\n');
         }
+        let nvrtc = match self.nvrtc {
+            Some(n) => format!(", {n} compiled by NVRTC"),
+            None => String::new(),
+        };
         out.push_str(&format!(
-            "lowering {}, kernels prepared {} ({} new), {} B to device, {} B to host",
+            "lowering {}, kernels prepared {} ({} new{nvrtc}), {} B to device, {} B to host",
             duration_text(self.lower),
             duration_text(self.prepare),
             self.new_kernels,

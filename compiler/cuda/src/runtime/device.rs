@@ -127,6 +127,9 @@ pub struct Gpu {
     pub(crate) failures: super::failure::FailureSlot,
     /// The switches it was opened with (FMA contraction, warp scans, trace, NVRTC threads).
     pub(crate) options: CudaOptions,
+    /// Modules NVRTC compiled (neither cache had them), and the wall time it took.
+    pub nvrtc_compiles: u64,
+    pub nvrtc_ms: f64,
 }
 
 /// Programmatic dependent launch (compute capability 9.0 and later): a kernel may be
@@ -179,6 +182,8 @@ impl Gpu {
             info,
             ctx,
             stream,
+            nvrtc_compiles: 0,
+            nvrtc_ms: 0.0,
         })
     }
 

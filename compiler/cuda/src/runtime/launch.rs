@@ -109,11 +109,16 @@ impl Gpu {
             .iter()
             .map(|&i| (gks[i].source.as_str(), gks[i].name.as_str()))
             .collect();
+        let t0 = std::time::Instant::now();
         let compiled = nvrtc::compile_many(
             &sources,
             &opts,
             nvrtc::compile_threads(self.options.nvrtc_threads),
         );
+        if !sources.is_empty() {
+            self.nvrtc_compiles += sources.len() as u64;
+            self.nvrtc_ms += t0.elapsed().as_secs_f64() * 1e3;
+        }
         let mut failures: HashMap<usize, CudaError> = HashMap::new();
         let mut fresh: HashMap<usize, Vec<u8>> = HashMap::new();
         for (&i, res) in jobs.iter().zip(compiled) {
