@@ -186,6 +186,10 @@ pub fn options_with(arch: &str, fmad: bool) -> Vec<String> {
         // (mandelbrot's escape counts differed at boundary pixels). `FUTHARK_FMAD=1` allows
         // contraction again, for speed over agreement.
         format!("--fmad={fmad}"),
+        // Leaves out what generated kernels never use (texture and surface types, the
+        // device runtime's `cuda…` functions and types, launches from device code): the
+        // front end parses less for every module.
+        "-minimal".into(),
     ]
 }
 
