@@ -13,6 +13,7 @@ mod ir;
 mod literate;
 mod paths;
 mod pkg;
+mod progress;
 mod run;
 #[cfg(test)]
 mod safety_fuzz;
