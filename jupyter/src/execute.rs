@@ -275,19 +275,13 @@ impl Cell<'_> {
         };
         let (picture, text) = if image {
             let img = image::to_image(&ran.shown.value, &ran.shown.ty).map_err(|e| {
-                self.fail(&CellError::message(
-                    ErrorKind::Usage,
-                    format!("{what}: {e}"),
-                ))
+                self.fail(&CellError::message(ErrorKind::Usage, format!("{what} {e}")))
             })?;
             let text = format!("{}x{} image", img.width, img.height);
             (img, text)
         } else {
             let (xs, ys) = plot::points(&ran.shown.value, &ran.shown.ty).map_err(|e| {
-                self.fail(&CellError::message(
-                    ErrorKind::Usage,
-                    format!("{what}: {e}"),
-                ))
+                self.fail(&CellError::message(ErrorKind::Usage, format!("{what} {e}")))
             })?;
             let indexed = matches!(ran.shown.value, futhark_session::ValueView::Prim(_));
             plot::plot(&xs, &ys, indexed)

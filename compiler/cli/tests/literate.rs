@@ -182,7 +182,7 @@ fn failing_directives_are_located_and_shown_as_failed() {
     assert_eq!(out.status.code(), Some(1), "{stderr}");
     let md = read(&d.join("errors.md"));
     let failed: Vec<&str> = md.split("**FAILED**\n```\n").skip(1).collect();
-    assert_eq!(failed.len(), 4, "{md}");
+    assert_eq!(failed.len(), 5, "{md}");
     // A type error at the argument, in the program's coordinates.
     assert!(failed[0].starts_with("errors.fut:5:"), "{}", failed[0]);
     // A run-time error where it happened, in `pick`.
@@ -197,6 +197,13 @@ fn failing_directives_are_located_and_shown_as_failed() {
         "{}",
         failed[3]
     );
+    // A value that is no picture.
+    assert!(
+        failed[4].starts_with(":img needs a [][]u32"),
+        "{}",
+        failed[4]
+    );
+    assert!(failed[4].contains("got i32"), "{}", failed[4]);
     // The directives after the failures still ran.
     assert!(
         md.ends_with("```\n> inc 1\n```\n\n```\n2i32\n```\n"),

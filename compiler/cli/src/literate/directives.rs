@@ -99,14 +99,14 @@ impl<'a> Runner<'a> {
             }
             Kind::Img { exp, file } => {
                 let shown = self.evaluate(exp)?;
-                let img = image::to_image(&shown.value, &shown.ty)
-                    .map_err(|e| format!("Cannot create image: {e}"))?;
+                let img =
+                    image::to_image(&shown.value, &shown.ty).map_err(|e| format!(":img {e}"))?;
                 self.picture(d, file.as_deref(), "img.png", &img)
             }
             Kind::Plot { exp, size } => {
                 let shown = self.evaluate(exp)?;
-                let series = plot::series(&shown.value, &shown.ty)
-                    .map_err(|e| format!("Cannot plot value: {e}"))?;
+                let series =
+                    plot::series(&shown.value, &shown.ty).map_err(|e| format!(":plot2d {e}"))?;
                 let indexed = matches!(shown.value, futhark_session::ValueView::Prim(_));
                 let (img, _) = plot::plot_series(&series, size.unwrap_or(PLOT_SIZE), indexed);
                 self.picture(d, None, "plot.png", &img)

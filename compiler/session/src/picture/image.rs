@@ -8,10 +8,10 @@ use futhark_values::{Buffer, Value};
 use super::png::{ColorType, Image};
 use crate::ValueView;
 
-/// Why a value is not a picture.
+/// Why a value is not a picture (the face puts its command first: `%img needs …`).
 #[derive(Debug, PartialEq, Eq, thiserror::Error)]
 #[error(
-    "an image needs a [][]u32 or [][]i32 (RGB), [][]f32 or [][]f64 (grey in [0,1]), [][]u8, [][]bool or [][][3]u8 array; got {0}"
+    "needs a [][]u32 or [][]i32 (RGB), [][]f32 or [][]f64 (grey in [0,1]), [][]u8, [][]bool or [][][3]u8 array; got {0}"
 )]
 pub struct NotAnImage(pub String);
 

@@ -28,11 +28,9 @@ const COLOURS: [[u8; 3]; 6] = [
     [140, 86, 75],
 ];
 
-/// Why a value cannot be plotted.
+/// Why a value cannot be plotted (the face puts its command first: `%plot2d needs …`).
 #[derive(Debug, PartialEq, Eq, thiserror::Error)]
-#[error(
-    "a plot needs a []t, a ([]t, []t) of numbers of equal length or a record of such pairs; got {0}"
-)]
+#[error("needs a []t, a ([]t, []t) of numbers of equal length or a record of such pairs; got {0}")]
 pub struct NotPlottable(pub String);
 
 /// One line of a plot: its points and, in a record, its field's name.
