@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 
 use futhark_db::Db;
 use futhark_session::picture::{image, plot, png};
-use futhark_session::{CellError, Evaluated, Session, Shown};
+use futhark_session::{CellError, ErrorKind, Evaluated, Session, Shown};
 use futhark_syntax::{Diagnostic, Span};
 
 use super::document::{Directive, Kind};
@@ -141,9 +141,42 @@ impl<'a> Runner<'a> {
     }
 
     /// Evaluates a directive's expression; a failure is the error's text, located in the
-    /// program.
+    /// program. When it does not type-check and applies functions of several parameters to
+    /// one argument, it is tried again with those applications uncurried (the reference's
+    /// rule); if that fails too, the first error is the one shown.
     fn evaluate(&mut self, exp: &Exp) -> Result<Shown, String> {
-        let translated = script::translate(exp, Path::new("")).map_err(|e| {
+        let first = match self.evaluate_with(exp, &|_| None) {
+            Ok(shown) => return Ok(shown),
+            Err(e) => e,
+        };
+        let (error, type_error) = first;
+        let candidates = script::applied_to_one(exp);
+        if !type_error || candidates.is_empty() {
+            return Err(error);
+        }
+        let arities: Vec<(String, usize)> = candidates
+            .into_iter()
+            .filter_map(|name| {
+                let ty = self.session.type_of(&name).ok()?;
+                Some((name, script::arity(&ty)))
+            })
+            .filter(|(_, n)| *n >= 2)
+            .collect();
+        if arities.is_empty() {
+            return Err(error);
+        }
+        let lookup = |name: &str| arities.iter().find(|(n, _)| n == name).map(|(_, a)| *a);
+        self.evaluate_with(exp, &lookup).map_err(|_| error)
+    }
+
+    /// Evaluates a translation of `exp`; a failure is its text and whether it is a type
+    /// error.
+    fn evaluate_with(
+        &mut self,
+        exp: &Exp,
+        arity: &dyn Fn(&str) -> Option<usize>,
+    ) -> Result<Shown, (String, bool)> {
+        let translated = script::translate_uncurried(exp, Path::new(""), arity).map_err(|e| {
             let d = Diagnostic::error(
                 "literate-builtin",
                 Span::new(
@@ -153,7 +186,7 @@ impl<'a> Runner<'a> {
                 ),
                 e.message,
             );
-            located(&d, &self.name, self.text)
+            (located(&d, &self.name, self.text), false)
         })?;
         // In parentheses: a cell starting with `let` would be a declaration.
         let cell = format!("({})", translated.text);
@@ -166,8 +199,14 @@ impl<'a> Runner<'a> {
         });
         match outcome.result {
             Ok(Evaluated::Value(shown)) => Ok(shown),
-            Ok(_) => Err("the directive's expression gave no value".to_string()),
-            Err(e) => Err(self.render_error(&e, &cell_name, &translated)),
+            Ok(_) => Err((
+                "the directive's expression gave no value".to_string(),
+                false,
+            )),
+            Err(e) => Err((
+                self.render_error(&e, &cell_name, &translated),
+                e.kind == ErrorKind::Type,
+            )),
         }
     }
 

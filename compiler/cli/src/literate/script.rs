@@ -7,7 +7,10 @@
 //! records, `let PAT = e in e` (`in` may be left out before another `let`), projections
 //! `(e).x` and the builtins `$loaddata`, `$loadbytes` and `$loadimg`, which read files
 //! relative to the program. A builtin runs while the expression is translated: its value
-//! becomes a literal in the Futhark text.
+//! becomes a literal in the Futhark text. As in the reference, a function of n ≥ 2
+//! parameters applied to one argument, an n-tuple, is applied to its elements: the caller
+//! translates again with those functions' arities when the plain translation does not
+//! type-check ([`translate_uncurried`]).
 
 use std::ops::Range;
 use std::path::Path;
@@ -529,15 +532,95 @@ impl Translated {
     }
 }
 
-/// Translates `exp` to Futhark, running its builtins with files relative to `dir`.
-pub fn translate(exp: &Exp, dir: &Path) -> Result<Translated, ScriptError> {
+/// Translates `exp` to Futhark, running its builtins with files relative to `dir`, with
+/// functions applied to one argument uncurried where `arity` gives them two or more
+/// parameters: `f e` becomes `let (a, b) = e in f a b`.
+pub fn translate_uncurried(
+    exp: &Exp,
+    dir: &Path,
+    arity: &dyn Fn(&str) -> Option<usize>,
+) -> Result<Translated, ScriptError> {
     let mut t = Translated::default();
-    emit(exp, dir, &mut t)?;
+    emit(exp, dir, arity, &mut t)?;
     Ok(t)
 }
 
-fn emit(exp: &Exp, dir: &Path, t: &mut Translated) -> Result<(), ScriptError> {
+/// The names of functions applied to exactly one argument in `exp` (candidates for
+/// uncurrying).
+pub fn applied_to_one(exp: &Exp) -> Vec<String> {
+    let mut out = Vec::new();
+    visit(exp, &mut |e| {
+        if let Kind::Apply(f, args) = &e.kind
+            && let (Kind::Var(name), [_]) = (&f.kind, args.as_slice())
+            && !out.contains(name)
+        {
+            out.push(name.clone());
+        }
+    });
+    out
+}
+
+fn visit(exp: &Exp, f: &mut dyn FnMut(&Exp)) {
+    f(exp);
+    match &exp.kind {
+        Kind::Var(_) | Kind::Literal(_) | Kind::Str(_) | Kind::Empty(..) => {}
+        Kind::Builtin(_, es) | Kind::Tuple(es) | Kind::Array(es) => {
+            es.iter().for_each(|e| visit(e, f))
+        }
+        Kind::Apply(g, es) => {
+            visit(g, f);
+            es.iter().for_each(|e| visit(e, f));
+        }
+        Kind::Record(fields) => fields.iter().for_each(|(_, e)| visit(e, f)),
+        Kind::Negate(e) | Kind::Project(e, _) => visit(e, f),
+        Kind::Let(_, a, b) => {
+            visit(a, f);
+            visit(b, f);
+        }
+    }
+}
+
+/// The number of parameters of a function type as the checker writes it: its arrows outside
+/// brackets.
+pub fn arity(ty: &str) -> usize {
+    let mut depth = 0i32;
+    let mut arrows = 0;
+    let bytes = ty.as_bytes();
+    for (i, b) in bytes.iter().enumerate() {
+        match b {
+            b'(' | b'[' | b'{' => depth += 1,
+            b')' | b']' | b'}' => depth -= 1,
+            b'-' if depth == 0 && bytes.get(i + 1) == Some(&b'>') => arrows += 1,
+            _ => {}
+        }
+    }
+    arrows
+}
+
+fn emit(
+    exp: &Exp,
+    dir: &Path,
+    arity: &dyn Fn(&str) -> Option<usize>,
+    t: &mut Translated,
+) -> Result<(), ScriptError> {
     t.mark(exp.span.start);
+    let emit = |e: &Exp, t: &mut Translated| emit(e, dir, arity, t);
+    if let Kind::Apply(f, args) = &exp.kind
+        && let (Kind::Var(name), [arg]) = (&f.kind, args.as_slice())
+        && let Some(n) = arity(name).filter(|n| *n >= 2)
+    {
+        let names: Vec<String> = (0..n).map(|i| format!("literate_arg_{i}")).collect();
+        t.text.push_str("(let (");
+        t.text.push_str(&names.join(", "));
+        t.text.push_str(") = ");
+        emit(arg, t)?;
+        t.text.push_str(" in (");
+        emit(f, t)?;
+        t.text.push(' ');
+        t.text.push_str(&names.join(" "));
+        t.text.push_str("))");
+        return Ok(());
+    }
     match &exp.kind {
         Kind::Var(n) | Kind::Literal(n) => t.text.push_str(n),
         Kind::Str(s) => {
@@ -555,10 +638,10 @@ fn emit(exp: &Exp, dir: &Path, t: &mut Translated) -> Result<(), ScriptError> {
         }
         Kind::Apply(f, args) => {
             t.text.push('(');
-            emit(f, dir, t)?;
+            emit(f, t)?;
             for a in args {
                 t.text.push(' ');
-                emit(a, dir, t)?;
+                emit(a, t)?;
             }
             t.text.push(')');
         }
@@ -587,7 +670,7 @@ fn emit(exp: &Exp, dir: &Path, t: &mut Translated) -> Result<(), ScriptError> {
                 if i > 0 {
                     t.text.push_str(", ");
                 }
-                emit(e, dir, t)?;
+                emit(e, t)?;
             }
             t.text.push(close);
         }
@@ -599,14 +682,14 @@ fn emit(exp: &Exp, dir: &Path, t: &mut Translated) -> Result<(), ScriptError> {
                 }
                 t.text.push_str(name);
                 t.text.push_str(" = ");
-                emit(e, dir, t)?;
+                emit(e, t)?;
             }
             t.text.push('}');
         }
         Kind::Empty(dims, elem) => empty(dims, elem, &mut t.text),
         Kind::Negate(e) => {
             t.text.push_str("(-");
-            emit(e, dir, t)?;
+            emit(e, t)?;
             t.text.push(')');
         }
         Kind::Let(names, value, body) => {
@@ -619,14 +702,14 @@ fn emit(exp: &Exp, dir: &Path, t: &mut Translated) -> Result<(), ScriptError> {
                 t.text.push(')');
             }
             t.text.push_str(" = ");
-            emit(value, dir, t)?;
+            emit(value, t)?;
             t.text.push_str(" in ");
-            emit(body, dir, t)?;
+            emit(body, t)?;
             t.text.push(')');
         }
         Kind::Project(e, field) => {
             t.text.push('(');
-            emit(e, dir, t)?;
+            emit(e, t)?;
             t.text.push_str(").");
             t.text.push_str(field);
         }
@@ -728,6 +811,10 @@ fn load_png(path: &Path) -> Result<Value, String> {
 mod tests {
     use super::*;
 
+    fn translate(exp: &Exp, dir: &Path) -> Result<Translated, ScriptError> {
+        translate_uncurried(exp, dir, &|_| None)
+    }
+
     fn parse(s: &str) -> Exp {
         let mut c = Cursor::new(s, 0);
         parse_exp(&mut c).unwrap_or_else(|e| panic!("{s}: {e:?}"))
@@ -776,6 +863,22 @@ mod tests {
         assert!(parse_exp(&mut c).is_err());
         let mut c = Cursor::new("empty([3]i32)", 0);
         assert!(parse_exp(&mut c).is_err());
+    }
+
+    #[test]
+    fn functions_of_several_parameters_take_tuples_when_asked() {
+        let e = parse("g (f (1, 2)) 3");
+        assert_eq!(applied_to_one(&e), ["f"]);
+        let t = translate_uncurried(&e, Path::new("."), &|n| (n == "f").then_some(2));
+        assert_eq!(
+            t.map(|t| t.text).as_deref(),
+            Ok(
+                "(g (let (literate_arg_0, literate_arg_1) = (1, 2) in (f literate_arg_0 literate_arg_1)) 3)"
+            )
+        );
+        assert_eq!(arity("i32 -> (x: i32) -> (i32, i32 -> i32)"), 2);
+        assert_eq!(arity("[n]i32 -> {a: i32 -> i32}"), 1);
+        assert_eq!(arity("i32"), 0);
     }
 
     #[test]
