@@ -281,9 +281,12 @@ pub fn plot_series(series: &[Series], size: (usize, usize), indexed: bool) -> (I
         }
     }
     let points: usize = series.iter().map(|s| s.xs.len()).sum();
+    let lines = match series.len() {
+        1 => String::new(),
+        n => format!(" in {n} lines"),
+    };
     let text = format!(
-        "line plot of {points} points in {} line(s); x from {x_lo} to {x_hi}, y from {y_lo} to {y_hi}",
-        series.len()
+        "line plot of {points} points{lines}; x from {x_lo} to {x_hi}, y from {y_lo} to {y_hi}"
     );
     (
         Image {
@@ -357,7 +360,7 @@ mod tests {
         assert_eq!(names, vec![Some("down"), Some("up")]);
         let (img, text) = plot_series(&lines, (300, 200), false);
         assert_eq!((img.width, img.height), (300, 200));
-        assert!(text.contains("2 line(s)"), "{text}");
+        assert!(text.contains("6 points in 2 lines;"), "{text}");
         for colour in &COLOURS[..2] {
             assert!(img.pixels.chunks(3).any(|p| p == colour), "{colour:?}");
         }
