@@ -25,7 +25,7 @@ use serde_json::{Map, Value, json};
 
 use crate::actor::State;
 use crate::magics::{self, Step};
-use crate::{image, plot, png};
+use futhark_session::picture::{image, plot, png};
 
 /// Where the numbers of cells without an execution count of their own start.
 pub const UNCOUNTED: usize = 1_000_000;
@@ -274,13 +274,15 @@ impl Cell<'_> {
             )));
         };
         let (picture, text) = if image {
-            let img = image::to_image(&ran.shown.value, &ran.shown.ty)
-                .map_err(|e| self.fail(&CellError::message(ErrorKind::Usage, e.to_string())))?;
+            let img = image::to_image(&ran.shown.value, &ran.shown.ty).map_err(|e| {
+                self.fail(&CellError::message(ErrorKind::Usage, format!("{what} {e}")))
+            })?;
             let text = format!("{}x{} image", img.width, img.height);
             (img, text)
         } else {
-            let (xs, ys) = plot::points(&ran.shown.value, &ran.shown.ty)
-                .map_err(|e| self.fail(&CellError::message(ErrorKind::Usage, e.to_string())))?;
+            let (xs, ys) = plot::points(&ran.shown.value, &ran.shown.ty).map_err(|e| {
+                self.fail(&CellError::message(ErrorKind::Usage, format!("{what} {e}")))
+            })?;
             let indexed = matches!(ran.shown.value, futhark_session::ValueView::Prim(_));
             plot::plot(&xs, &ys, indexed)
         };

@@ -108,7 +108,7 @@ pub fn install(args: &InstallArgs) -> Result<PathBuf, InstallError> {
     let file = dir.join("kernel.json");
     std::fs::write(&file, text).map_err(|e| InstallError::Write(file, e))?;
     for size in [32, 64] {
-        let bytes = crate::png::encode(&crate::logo::logo(size))
+        let bytes = futhark_session::picture::png::encode(&crate::logo::logo(size))
             .map_err(|e| InstallError::Logo(e.to_string()))?;
         let file = dir.join(format!("logo-{size}x{size}.png"));
         std::fs::write(&file, bytes).map_err(|e| InstallError::Write(file, e))?;

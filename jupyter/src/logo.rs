@@ -2,8 +2,8 @@
 //! JupyterLab shows in its launcher instead of a letter): a white `F` on Futhark's dark red,
 //! in a square with rounded corners, drawn at the size asked for.
 
-use crate::glyphs;
-use crate::png::{ColorType, Image};
+use futhark_session::picture::glyphs;
+use futhark_session::picture::png::{ColorType, Image};
 
 const BACKGROUND: [u8; 3] = [0x5f, 0x02, 0x1f];
 const INK: [u8; 3] = [255, 255, 255];

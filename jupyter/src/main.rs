@@ -8,20 +8,16 @@
 //!
 //! Module map: `install` (kernelspec), `kernel` (sockets and message loops), `actor` (the
 //! thread that owns the session), `execute` (cells and magics to output messages),
-//! `magics`, `history`, `image`/`png`/`plot` (pictures of values).
+//! `magics`, `history`, `logo`; pictures of values come from `futhark_session::picture`.
 
 mod actor;
 mod execute;
-mod glyphs;
 mod history;
-mod image;
 mod install;
 mod kernel;
 mod logo;
 mod magics;
 mod nbrun;
-mod plot;
-mod png;
 mod wire;
 
 use std::path::PathBuf;

@@ -1,6 +1,11 @@
 //! `futhark-rs bench`: times the entry points of programs on the datasets of their test
 //! blocks: one warm-up run, then repeated runs; prints mean, median and a 95% confidence
 //! interval per dataset and can write JSON in the shape of the reference `futhark bench`.
+//!
+//! Standard error shows the progress over all datasets ([`crate::progress`]): a bar with the
+//! datasets timed and failed and an ETA on a terminal, whose spinner keeps turning while a
+//! program compiles (NVRTC can take a while) or a dataset runs; plain lines elsewhere, the
+//! last one when everything is done.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -13,6 +18,7 @@ use futhark_testspec::{RunMode, TestSpec};
 use serde::Serialize;
 
 use crate::engine::{LoadError, Program};
+use crate::progress::{Cadence, Labels, Meter, ProgressKind};
 use crate::run::Backend;
 use crate::test::exec::case_inputs;
 
@@ -69,6 +75,37 @@ struct EntryResult {
     datasets: BTreeMap<String, DatasetResult>,
 }
 
+/// Plain progress lines: every this many datasets (or [`Cadence::interval`]), and at the end.
+const LINE_DATASETS: usize = 10;
+
+/// Datasets timed and failed so far, and how that is shown.
+struct Tally {
+    meter: Meter,
+    timed: usize,
+    failed: usize,
+}
+
+impl Tally {
+    /// Counts `n` datasets done, `failed` of them failed.
+    fn done(&mut self, n: usize, failed: usize) {
+        self.timed += n - failed;
+        self.failed += failed;
+        let text = format!("{} timed, {} failed", self.timed, self.failed);
+        self.meter.advance(n, text);
+    }
+
+    /// Prints a line of results (standard output) or errors (standard error) under the bar.
+    fn say(&self, line: String, error: bool) {
+        self.meter.suspend(|| {
+            if error {
+                eprintln!("{line}");
+            } else {
+                println!("{line}");
+            }
+        });
+    }
+}
+
 pub fn run(args: BenchArgs, mut options: futhark_options::Options) -> ExitCode {
     options.compile.safety = futhark_options::Safety::from_unsafe(args.unsafe_checks);
     let (paths, path_errors) = crate::paths::collect_fut_files(&args.paths);
@@ -79,9 +116,36 @@ pub fn run(args: BenchArgs, mut options: futhark_options::Options) -> ExitCode {
     run_mode.exclude.extend(args.exclude.iter().cloned());
     let mut results: BTreeMap<String, EntryResult> = BTreeMap::new();
     let mut failures = path_errors.len();
-    for path in &paths {
-        failures += bench_file(&args, &options, &run_mode, path, &mut results);
+    let counts: Vec<usize> = paths
+        .iter()
+        .map(|p| datasets_of(&args, &run_mode, p))
+        .collect();
+    let cadence = Cadence {
+        items: LINE_DATASETS,
+        interval: Duration::from_secs(10),
+        at_end: true,
+    };
+    let labels = Labels {
+        command: "bench",
+        unit: "datasets",
+    };
+    let mut tally = Tally {
+        meter: Meter::start(ProgressKind::detect(), labels, cadence, counts.iter().sum()),
+        timed: 0,
+        failed: 0,
+    };
+    for (path, &count) in paths.iter().zip(&counts) {
+        let before = (tally.timed, tally.failed);
+        let failed = bench_file(&args, &options, &run_mode, path, &mut results, &mut tally);
+        failures += failed;
+        // A file that stopped early (it did not compile, say) counts its other datasets
+        // as failed.
+        let counted = tally.timed + tally.failed - before.0 - before.1;
+        if counted < count {
+            tally.done(count - counted, count - counted);
+        }
     }
+    tally.meter.finish();
     if let Some(json) = &args.json {
         let text = serde_json::to_string_pretty(&results).unwrap_or_default();
         if let Err(e) = std::fs::write(json, text) {
@@ -96,23 +160,45 @@ pub fn run(args: BenchArgs, mut options: futhark_options::Options) -> ExitCode {
     }
 }
 
-/// Benchmarks every (entry, dataset) of one program; returns the number of failures.
+/// The number of datasets `path` will be timed on (1 for a file that cannot be read or
+/// whose test block is malformed: its failure).
+fn datasets_of(args: &BenchArgs, run_mode: &RunMode, path: &Path) -> usize {
+    let Ok(text) = std::fs::read_to_string(path) else {
+        return 1;
+    };
+    let Ok(spec) = TestSpec::parse(&text) else {
+        return 1;
+    };
+    if spec.is_excluded(run_mode) {
+        return 0;
+    }
+    if args.input.is_some() {
+        return 1;
+    }
+    spec.runs()
+        .filter(|(_, case)| !case.is_excluded(run_mode))
+        .count()
+}
+
+/// Benchmarks every (entry, dataset) of one program, counting each in `tally`; returns the
+/// number of failures.
 fn bench_file(
     args: &BenchArgs,
     options: &futhark_options::Options,
     run_mode: &RunMode,
     path: &Path,
     results: &mut BTreeMap<String, EntryResult>,
+    tally: &mut Tally,
 ) -> usize {
     let db = crate::engine::database(&options.compile);
     let Some(file) = db.load_file(path) else {
-        eprintln!("error: cannot read {}", path.display());
+        tally.say(format!("error: cannot read {}", path.display()), true);
         return 1;
     };
     let spec = match TestSpec::parse(file.text(&db)) {
         Ok(spec) => spec,
         Err(e) => {
-            eprintln!("{}: bad test block: {e}", path.display());
+            tally.say(format!("{}: bad test block: {e}", path.display()), true);
             return 1;
         }
     };
@@ -126,19 +212,25 @@ fn bench_file(
     if runs.is_empty() && args.input.is_none() {
         return 0;
     }
+    tally
+        .meter
+        .set_message(format!("compiling {}", path.display()));
+    // Not suspended: the spinner turns while the program compiles.
     let mut program = match crate::run::load(&db, file, args.backend, &options.exec) {
         Ok(program) => program,
         Err(LoadError::Compile(diags)) => {
-            eprintln!("{}: does not compile", path.display());
             let errors: Vec<_> = diags.into_iter().filter(|d| d.is_error()).collect();
-            eprint!(
-                "{}",
-                futhark_db::render::render_terminal(&db, &errors, false)
+            let rendered = futhark_db::render::render_terminal(&db, &errors, false);
+            let message = format!(
+                "{}: does not compile\n{}",
+                path.display(),
+                rendered.trim_end()
             );
+            tally.say(message, true);
             return 1;
         }
         Err(u @ (LoadError::Unavailable(_) | LoadError::NoDevice(_))) => {
-            eprintln!("error: {u}");
+            tally.say(format!("error: {u}"), true);
             return 1;
         }
     };
@@ -149,17 +241,22 @@ fn bench_file(
         let inputs = match futhark_values::read_file(input) {
             Ok(v) => v,
             Err(e) => {
-                eprintln!("{key} {name}: cannot read the input: {e}");
+                tally.say(format!("{key} {name}: cannot read the input: {e}"), true);
+                tally.done(1, 1);
                 return 1;
             }
         };
+        tally.meter.set_message(format!("running {key} {name}"));
         let timed = time_dataset(program.as_mut(), &args.entry, &inputs, args);
         if args.profile {
-            crate::run::print_profile(program.as_mut());
+            tally
+                .meter
+                .suspend(|| crate::run::print_profile(program.as_mut()));
         }
         return match timed {
             Ok(runtimes) => {
-                println!("{key} {name}: {}", summary(&runtimes));
+                tally.say(format!("{key} {name}: {}", summary(&runtimes)), false);
+                tally.done(1, 0);
                 results.entry(key).or_default().datasets.insert(
                     name,
                     DatasetResult {
@@ -170,7 +267,8 @@ fn bench_file(
                 0
             }
             Err(message) => {
-                eprintln!("{key} {name}: failed: {message}");
+                tally.say(format!("{key} {name}: failed: {message}"), true);
+                tally.done(1, 1);
                 1
             }
         };
@@ -183,14 +281,17 @@ fn bench_file(
         let inputs = match case_inputs(dir, &case.input) {
             Ok(inputs) => inputs,
             Err(e) => {
-                eprintln!("{key} {name}: cannot read the input: {e}");
+                tally.say(format!("{key} {name}: cannot read the input: {e}"), true);
+                tally.done(1, 1);
                 failures += 1;
                 continue;
             }
         };
+        tally.meter.set_message(format!("running {key} {name}"));
         match time_dataset(program.as_mut(), entry, &inputs, args) {
             Ok(runtimes) => {
-                println!("{key} {name}: {}", summary(&runtimes));
+                tally.say(format!("{key} {name}: {}", summary(&runtimes)), false);
+                tally.done(1, 0);
                 results.entry(key).or_default().datasets.insert(
                     name,
                     DatasetResult {
@@ -200,7 +301,8 @@ fn bench_file(
                 );
             }
             Err(message) => {
-                eprintln!("{key} {name}: failed: {message}");
+                tally.say(format!("{key} {name}: failed: {message}"), true);
+                tally.done(1, 1);
                 failures += 1;
             }
         }

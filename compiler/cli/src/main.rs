@@ -10,8 +10,10 @@ mod doc;
 mod engine;
 mod fmt;
 mod ir;
+mod literate;
 mod paths;
 mod pkg;
+mod progress;
 mod run;
 #[cfg(test)]
 mod safety_fuzz;
@@ -74,6 +76,8 @@ enum Command {
     Pkg(pkg::PkgArgs),
     /// Write HTML documentation of programs and libraries from their doc comments.
     Doc(doc::DocArgs),
+    /// Run a literate program's `-- >` directives and write it as Markdown with their results.
+    Literate(literate::LiterateArgs),
 }
 
 fn main() -> ExitCode {
@@ -109,5 +113,6 @@ fn main() -> ExitCode {
         Command::Cuda(args) => cuda::run(args, options),
         Command::Pkg(args) => pkg::run(args),
         Command::Doc(args) => doc::run(args),
+        Command::Literate(args) => literate::run(args, options),
     }
 }

@@ -585,3 +585,34 @@ fn dataset_reports_bad_arguments_and_input() {
     let conflict = futhark(&["dataset", "-b", "--text", "-g", "i32"], b"");
     assert_eq!(conflict.status.code(), Some(2));
 }
+
+// ---------------------------------------------------------------------------------------------
+// bench
+
+/// Progress of `bench` over several files, with standard error not a terminal: plain lines
+/// (no bar, no escape codes), the last one counting every dataset, timed or failed.
+#[test]
+fn bench_progress_is_plain_lines_when_not_on_a_terminal() {
+    let dir = scratch("bench-progress");
+    let sum =
+        "-- ==\n-- input { [1, 2, 3] }\n-- input { [4] }\nentry main (xs: []i32) = i32.sum xs\n";
+    let index = "-- ==\n-- input { [1, 2] 0i64 }\n-- input { [1, 2] 7i64 }\n\
+                 entry main (xs: []i32) (i: i64) = xs[i]\n";
+    std::fs::write(dir.join("sum.fut"), sum).expect("written");
+    std::fs::write(dir.join("index.fut"), index).expect("written");
+    let d = dir.display().to_string();
+    let out = futhark(&["bench", "--backend", "interp", "--runs", "1", &d], b"");
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(1), "one dataset fails: {err}");
+    // Results on standard output, one line per timed dataset.
+    assert_eq!(stdout(&out).lines().count(), 3, "{}", stdout(&out));
+    assert!(err.contains("failed:"), "{err}");
+    let progress: Vec<&str> = err.lines().filter(|l| l.starts_with("bench: ")).collect();
+    let last = progress.last().copied().unwrap_or_default();
+    assert!(
+        last.starts_with("bench: 4/4 datasets, 3 timed, 1 failed, "),
+        "{err}"
+    );
+    assert!(last.contains(" elapsed"), "{last}");
+    assert!(!err.contains('\u{1b}') && !err.contains('\r'), "{err:?}");
+}

@@ -1,6 +1,7 @@
 //! `futhark-rs fmt`: standard input to standard output, `--check`, files in place, and over
-//! the whole Futhark test corpus (when `../shared` is there): formatting is idempotent and
-//! every program type-checks to the same result (the same diagnostics, positions aside).
+//! the whole Futhark test corpus (when `../shared` is there): formatting is idempotent,
+//! every comma that lexes as one is spaced, and every program type-checks to the same result
+//! (the same diagnostics, positions aside).
 
 use std::collections::BTreeMap;
 use std::io::Write;
@@ -174,6 +175,47 @@ fn corpus_is_formatted_idempotently_and_type_checks_the_same() {
         "layout restored exactly in {undone} of {} files",
         files.len()
     );
+    // Every comma token of a formatted program that lexes is followed by a blank, a line
+    // break or a closing bracket, and comments are kept (as many, with the same text).
+    let mut spaced = 0;
+    for (original, copied) in &files {
+        let before = std::fs::read_to_string(original).unwrap();
+        let after = std::fs::read_to_string(copied).unwrap();
+        let lexed = futhark_syntax::lexer::lex(futhark_syntax::FileId(0), &after);
+        if !lexed.errors.is_empty() {
+            continue;
+        }
+        let comments = |text: &str| -> Vec<String> {
+            let l = futhark_syntax::lexer::lex(futhark_syntax::FileId(0), text);
+            l.comments
+                .iter()
+                .map(|c| {
+                    text[c.start as usize..c.end as usize]
+                        .trim_end()
+                        .to_string()
+                })
+                .collect()
+        };
+        assert_eq!(
+            comments(&before),
+            comments(&after),
+            "{}",
+            original.display()
+        );
+        for t in &lexed.tokens {
+            if t.kind == futhark_syntax::lexer::TokenKind::Comma {
+                let next = after[t.end as usize..].chars().next();
+                assert!(
+                    next.is_none_or(|c| c.is_whitespace() || ")]}".contains(c)),
+                    "unspaced comma in {} at byte {}",
+                    copied.display(),
+                    t.start
+                );
+            }
+        }
+        spaced += 1;
+    }
+    println!("commas spaced and comments kept in {spaced} files that lex");
     // A string gap ends its line with `\` (inside the literal).
     let unexplained: Vec<&String> = kept
         .iter()

@@ -15,8 +15,9 @@
 //! (building what the interpreter loads), `spans` (mapping its locations back), `value` and
 //! `format` (results as data and text), `html` (results as HTML), `complete` and `inspect`
 //! (completion, multi-line input, documentation), `commands` (`:load`, `:type`, …),
-//! `backend` (where cells run) and `compiled` (cells compiled to kernels and run on CUDA or
-//! the CPU executor, results kept resident between cells).
+//! `backend` (where cells run), `compiled` (cells compiled to kernels and run on CUDA or
+//! the CPU executor, results kept resident between cells) and `picture` (images and plots
+//! of values as PNG, for the notebook and `futhark-rs literate`).
 
 pub mod backend;
 mod cell_errors;
@@ -29,6 +30,7 @@ pub mod format;
 pub mod html;
 pub mod inspect;
 pub mod outcome;
+pub mod picture;
 mod program;
 mod spans;
 pub mod value;

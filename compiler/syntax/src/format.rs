@@ -5,12 +5,17 @@
 //! - line endings become `\n` (a `\r` directly before a `\n` is dropped);
 //! - spaces and tabs at the end of a line are removed;
 //! - two or more blank lines in a row become one; blank lines at the start are removed;
-//! - the text ends with exactly one newline (an empty or all-blank text becomes empty).
+//! - the text ends with exactly one newline (an empty or all-blank text becomes empty);
+//! - a comma has no blank before it (unless it starts its line) and one space after it
+//!   (`(a ,b)` becomes `(a, b)`), unless a line break or a closing bracket follows — only
+//!   for the comma tokens of a text that lexes without errors, so commas in comments,
+//!   strings and characters are left alone. Whitespace next to a comma never matters to
+//!   what a program means.
 //!
 //! A line break inside a string literal (a string gap, `"a\   \n   \b"`) is left exactly as
-//! it is, with the whitespace around it. Indentation and the spacing between tokens on a line
-//! are kept: in Futhark they can matter (`f [i]` applies, `f[i]` indexes), and changing them
-//! needs a printer of the whole tree.
+//! it is, with the whitespace around it. Indentation and the other spacing between tokens on a
+//! line are kept: in Futhark they can matter (`f [i]` applies, `f[i]` indexes), and changing
+//! them needs a printer of the whole tree.
 //!
 //! **Invariant:** `format(&format(t)) == format(t)` for every text `t`.
 
@@ -20,6 +25,11 @@ use crate::span::FileId;
 /// The formatted text. Returns the input unchanged (as an owned string) when it is already
 /// formatted.
 pub fn format(text: &str) -> String {
+    space_commas(&format_lines(text))
+}
+
+/// The rules about lines.
+fn format_lines(text: &str) -> String {
     let protected = string_ranges(text);
     let in_string = |offset: usize| {
         // `protected` is sorted and disjoint; find the last range starting at or before.
@@ -56,6 +66,39 @@ pub fn format(text: &str) -> String {
         out.push('\n');
         seen_content = true;
     }
+    out
+}
+
+/// The comma rule: no blank before a comma that follows something on its line, one space
+/// after a comma that is followed by something other than a line break or a closing bracket.
+/// A text that does not lex cleanly is left as it is.
+fn space_commas(text: &str) -> String {
+    if !text.contains(',') {
+        return text.to_string();
+    }
+    let lexed = lex(FileId(0), text);
+    if !lexed.errors.is_empty() {
+        return text.to_string();
+    }
+    let mut out = String::with_capacity(text.len() + text.len() / 32);
+    let mut copied = 0;
+    for t in lexed.tokens.iter().filter(|t| t.kind == TokenKind::Comma) {
+        let (start, end) = (t.start as usize, t.end as usize);
+        let before = &text[copied..start];
+        let kept = before.trim_end_matches([' ', '\t']);
+        // Blanks after the start of a line (indentation) or after another comma stay.
+        let drop = kept.len() < before.len()
+            && !(kept.is_empty() && (copied == 0 || text[..copied].ends_with([',', '\n'])))
+            && !kept.ends_with(['\n', ',']);
+        out.push_str(if drop { kept } else { before });
+        out.push(',');
+        let next = text[end..].chars().next();
+        if next.is_some_and(|c| !matches!(c, ' ' | '\t' | '\n' | '\r' | ')' | ']' | '}')) {
+            out.push(' ');
+        }
+        copied = end;
+    }
+    out.push_str(&text[copied..]);
     out
 }
 
@@ -117,6 +160,31 @@ mod tests {
         ok(
             "-- ==\n-- input { 1 }   \n-- output { 2 }\n",
             "-- ==\n-- input { 1 }\n-- output { 2 }\n",
+        );
+    }
+
+    #[test]
+    fn commas_get_one_space_after_and_none_before() {
+        ok("def p = (1,2 , 3)\n", "def p = (1, 2, 3)\n");
+        ok(
+            "def r = {a=1,b=[1,2,]}\ntype t = (i32,i64)\n",
+            "def r = {a=1, b=[1, 2,]}\ntype t = (i32, i64)\n",
+        );
+        // Wider gaps after a comma, line breaks and leading commas stay.
+        ok(
+            "def a = [1,   2,\n         3]\n",
+            "def a = [1,   2,\n         3]\n",
+        );
+        ok("def a = (1\n        , 2)\n", "def a = (1\n        , 2)\n");
+        // Commas in comments, strings and characters are not tokens.
+        ok(
+            "-- a,b\ndef s = \"x,y\"\ndef c = ','\n",
+            "-- a,b\ndef s = \"x,y\"\ndef c = ','\n",
+        );
+        // A text that does not lex is left as it is.
+        ok(
+            "def s = \"a,b\ndef t = (1,2)\n",
+            "def s = \"a,b\ndef t = (1,2)\n",
         );
     }
 

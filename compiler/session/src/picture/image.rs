@@ -1,16 +1,17 @@
-//! Pictures of values for `%img`: `[h][w]u32` as RGB (`0xRRGGBB`, the convention of
-//! `futhark literate`), `[h][w]f32`/`f64` as grey in [0, 1], `[h][w]u8` as grey bytes,
-//! and `[h][w][3]u8` as RGB bytes.
+//! Pictures of values (`%img`, `:img`): `[h][w]u32` and `[h][w]i32` as RGB (`0xRRGGBB`, the
+//! convention of `futhark literate`; the top byte is ignored), `[h][w]f32`/`f64` as grey in
+//! [0, 1], `[h][w]u8` as grey bytes, `[h][w]bool` as black (`false`) and white (`true`), and
+//! `[h][w][3]u8` as RGB bytes.
 
-use futhark_session::ValueView;
 use futhark_values::{Buffer, Value};
 
-use crate::png::{ColorType, Image};
+use super::png::{ColorType, Image};
+use crate::ValueView;
 
-/// Why a value is not a picture.
+/// Why a value is not a picture (the face puts its command first: `%img needs …`).
 #[derive(Debug, PartialEq, Eq, thiserror::Error)]
 #[error(
-    "%img needs a [][]u32 (RGB), [][]f32 or [][]f64 (grey in [0,1]), [][]u8 or [][][3]u8 array; got {0}"
+    "needs a [][]u32 or [][]i32 (RGB), [][]f32 or [][]f64 (grey in [0,1]), [][]u8, [][]bool or [][][3]u8 array; got {0}"
 )]
 pub struct NotAnImage(pub String);
 
@@ -42,6 +43,10 @@ pub fn to_image(v: &ValueView, ty: &str) -> Result<Image, NotAnImage> {
         (Buffer::F64(px), false) => (ColorType::Grey, px.iter().map(|&x| grey(x)).collect()),
         (Buffer::U8(px), false) => (ColorType::Grey, px.clone()),
         (Buffer::U8(px), true) => (ColorType::Rgb, px.clone()),
+        (Buffer::Bool(px), false) => (
+            ColorType::Grey,
+            px.iter().map(|&b| if b { 255 } else { 0 }).collect(),
+        ),
         _ => return Err(bad()),
     };
     if width == 0 || height == 0 {
@@ -80,6 +85,13 @@ mod tests {
         let v = Value::from_vec(vec![1, 3], vec![0.0f32, 0.5, 7.0]).ok();
         let img = v.and_then(|v| to_image(&ValueView::Prim(v), "[1][3]f32").ok());
         assert_eq!(img.map(|i| i.pixels), Some(vec![0, 128, 255]));
+    }
+
+    #[test]
+    fn booleans_are_black_and_white() {
+        let v = Value::from_vec(vec![1, 2], vec![false, true]).ok();
+        let img = v.and_then(|v| to_image(&ValueView::Prim(v), "[1][2]bool").ok());
+        assert_eq!(img.map(|i| i.pixels), Some(vec![0, 255]));
     }
 
     #[test]
