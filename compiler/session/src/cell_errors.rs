@@ -78,6 +78,23 @@ pub(crate) fn compiled_error(
     CellError::from_diagnostics(ErrorKind::Runtime, vec![d])
 }
 
+/// A location in a compiled cell's program (`[cell program]:L:C-…`) as a position in the cell
+/// `cell` (`[n]:l:c`), the cell's text starting on the line after the program's `entry …`
+/// line; other locations, and what does not parse, unchanged.
+pub(crate) fn cell_position(loc: &str, program: Option<&str>, cell: &str) -> String {
+    let mapped = || -> Option<String> {
+        let (path, (l0, c0), _) = parse_loc(loc)?;
+        if path != CELL_PROGRAM {
+            return None;
+        }
+        let program = program?;
+        let start = program.find(&format!("entry {CELL_ENTRY}"))?;
+        let first = program[..start].matches('\n').count() as u32 + 2;
+        Some(format!("{cell}:{}:{c0}", l0.checked_sub(first)? + 1))
+    };
+    mapped().unwrap_or_else(|| loc.to_string())
+}
+
 /// A 1-based (line, column) pair.
 type LineCol = (u32, u32);
 
@@ -154,6 +171,19 @@ pub(crate) fn split_diagnostics(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn cell_program_positions_become_cell_positions() {
+        let program =
+            format!("-- a session cell\nopen import \"x\"\nentry {CELL_ENTRY} =\nmap f xs\n");
+        let at = format!("{CELL_PROGRAM}:4:1-8");
+        assert_eq!(cell_position(&at, Some(&program), "[3]"), "[3]:1:1");
+        assert_eq!(
+            cell_position("lib.fut:2:3-4", Some(&program), "[3]"),
+            "lib.fut:2:3-4"
+        );
+        assert_eq!(cell_position(&at, None, "[3]"), at);
+    }
 
     #[test]
     fn locations_parse_in_both_forms() {

@@ -36,7 +36,7 @@ use futhark_interp::RuntimeError;
 use futhark_syntax::{Diagnostic, Severity};
 
 use crate::backend::{BackendChoice, Device, Placement, place, probe_gpus};
-use crate::cell_errors::{compiled_error, runtime_error, split_diagnostics};
+use crate::cell_errors::{cell_position, compiled_error, runtime_error, split_diagnostics};
 use crate::cell_program::{
     DeclCell, bind_it, import_scopes, mentions, parse_cell, program_text, split_cell,
 };
@@ -668,7 +668,7 @@ impl Session {
         }
         if self.placement.device.is_compiled() {
             match self
-                .run_compiled(layout.as_ref(), "it", true, timing, ran)
+                .run_compiled(layout.as_ref(), "it", true, &name, timing, ran)
                 .and_then(|r| {
                     r.value.ok_or_else(|| {
                         RunError::Cannot("the compiled path gave no value to show".to_string())
@@ -749,6 +749,7 @@ impl Session {
         layout: Option<&Layout>,
         bind: &str,
         show: bool,
+        cell: &str,
         timing: &mut Timing,
         ran: &mut Placed,
     ) -> Result<Ran, RunError> {
@@ -765,7 +766,7 @@ impl Session {
             Some(Err(why)) => return Err(RunError::Cannot(why)),
             None => return Err(RunError::Cannot("the cell has no program".to_string())),
         };
-        let file = self.db.set_file(CELL_PROGRAM, text);
+        let file = self.db.set_file(CELL_PROGRAM, text.clone());
         let start = Instant::now();
         let prog = futhark_db::compile(&self.db, file, IrStage::Kernels).map_err(|e| {
             let diags = e.diagnostics(&self.db, file);
@@ -777,8 +778,17 @@ impl Session {
             RunError::Cannot(format!("it does not compile for the GPU path: {first}"))
         })?;
         let lower = start.elapsed();
-        // SOACs compiled to sequential host loops: said with the result, as a fallback is.
-        let slow: Vec<String> = prog.slow_paths.iter().map(ToString::to_string).collect();
+        // SOACs compiled to sequential host loops: said with the result, as a fallback is,
+        // at the cell's own positions.
+        let slow: Vec<String> = prog
+            .slow_paths
+            .iter()
+            .map(|p| {
+                let mut p = p.clone();
+                p.at = p.at.map(|a| cell_position(&a, Some(&text), cell));
+                p.to_string()
+            })
+            .collect();
         let Some(runner) = self.runner.as_mut() else {
             return Err(RunError::Cannot(
                 "the compiled backend is not open".to_string(),

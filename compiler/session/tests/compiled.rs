@@ -411,3 +411,20 @@ fn interrupting_a_compiled_cell_stops_it_and_keeps_the_session() {
     assert_eq!(show(&mut s, "it"), "42");
     assert_eq!(show(&mut s, "it + 1"), "43");
 }
+
+#[test]
+fn a_host_loop_fallback_is_the_cells_note_at_its_position() {
+    let mut s = session(BackendChoice::Cpu);
+    let grow = "map (\\n -> let ys = loop ys = [] while length ys < n do ys ++ [length ys] \
+                in i64.sum ys) (iota 4)";
+    let out = eval(&mut s, grow);
+    assert_eq!(out.device, Device::CpuExecutor, "{}", out.location);
+    let note = out.note.expect("a note for the host loop");
+    assert!(
+        note.starts_with("`map` at [0]:1:1 runs as a sequential loop on the host"),
+        "{note}"
+    );
+    // A cell that flattens into kernels has no note.
+    let out = eval(&mut s, "i64.sum (map (*2) (iota 10))");
+    assert_eq!(out.note, None);
+}

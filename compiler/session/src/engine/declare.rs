@@ -47,6 +47,7 @@ impl Session {
         split_diagnostics(checked.diagnostics, warnings)?;
         let hints = program::hints_for(self.ctx, &checked.info, &self.defs);
         timing.check += check_start.elapsed();
+        let cell_name = d.origin.name.clone();
         let parts = vec![Part {
             text: text.to_string(),
             file: Some(d.id),
@@ -61,7 +62,7 @@ impl Session {
             let exp = format!("{text}\nin {name}");
             self.last_program = Some(self.cell_program(&exp));
             self.last_exp = exp;
-            match self.run_compiled(Some(&layout), &name, false, timing, ran) {
+            match self.run_compiled(Some(&layout), &name, false, &cell_name, timing, ran) {
                 Ok(_) => {
                     // The interpreter evaluates the `let` when it next runs a cell;
                     // compiled cells take `x` as a parameter, so its text is not kept.
