@@ -19,7 +19,7 @@ use futhark_values::Buffer;
 use crate::backend::{Backend, KernelProfile, PeerBackend, Stamp};
 use crate::error::{ExecError, Result};
 use crate::multi::Multi;
-use crate::prim::{filled, to_vtype};
+use crate::prim::filled;
 
 /// Why the CUDA backend cannot run here, or `None` when a GPU and NVRTC are usable. Never
 /// panics without a driver.
@@ -243,7 +243,7 @@ impl Backend for CudaDevice {
 
     fn upload(&mut self, data: &Rc<Buffer>) -> Result<Rc<CudaBuf>> {
         self.reclaim()?;
-        let elem = crate::prim::from_vtype(data.elem_type());
+        let elem = data.elem_type();
         let bytes = data.to_le_bytes();
         let buf = self
             .gpu
@@ -266,7 +266,7 @@ impl Backend for CudaDevice {
         // Host code must not act on what a kernel whose check failed computed.
         self.check_failures()?;
         self.downloaded += bytes.len() as u64;
-        Buffer::from_le_bytes(to_vtype(elem), &bytes)
+        Buffer::from_le_bytes(elem, &bytes)
             .map(Rc::new)
             .ok_or_else(|| ExecError::Backend("downloaded bytes do not form elements".into()))
     }

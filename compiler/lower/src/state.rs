@@ -323,7 +323,7 @@ impl<'a> Lowerer<'a> {
         {
             return SubExp::i64(x as i64);
         }
-        let op = if t.is_unsigned_int() {
+        let op = if t.is_unsigned() {
             ConvOp::ZExt(PrimType::I64)
         } else {
             ConvOp::SExt(PrimType::I64)

@@ -298,7 +298,10 @@ mod tests {
             Some(Path::new("dir/prog.fut")),
             &[decl("def x = 1", &["x"]), decl("import \"lib\"", &[])],
             "x + it",
-            &[("it".to_string(), Layout::Array(1, "f32".to_string()))],
+            &[(
+                "it".to_string(),
+                Layout::Array(1, futhark_ir::PrimType::F32),
+            )],
         );
         assert_eq!(
             text.as_deref(),
@@ -321,7 +324,7 @@ mod tests {
             decl("def z = y * 2", &["z"]),
             decl("def w = 5i32", &["w"]),
         ];
-        let it = [("it".to_string(), Layout::Scalar("i32".to_string()))];
+        let it = [("it".to_string(), Layout::Scalar(futhark_ir::PrimType::I32))];
         // `y` must not fall back to the older `def y = 1i32`, nor `z` compute from it.
         let e = program_text(None, &decls, "y + 1", &it).expect_err("y is left out");
         assert!(e.contains("`y` is defined from `it`"), "{e}");
@@ -344,7 +347,7 @@ mod tests {
         };
         // `def x = 3i32`, then `let x = iota 5` kept resident: `x` is the parameter.
         let decls = [decl("def x = 3i32", &["x"]), decl("def w = 1i32", &["w"])];
-        let x = [("x".to_string(), Layout::Array(1, "i64".to_string()))];
+        let x = [("x".to_string(), Layout::Array(1, futhark_ir::PrimType::I64))];
         let p = program_text(None, &decls, "i64.sum x", &x).expect("x is a parameter");
         assert!(!p.contains("def x") && p.contains("(x: []i64)"), "{p}");
         assert!(p.contains("def w = 1i32"), "{p}");

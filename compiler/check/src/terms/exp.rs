@@ -26,7 +26,7 @@ impl Checker<'_> {
                 suffix,
             } => {
                 let ty = match suffix {
-                    Some(s) => Type::Prim(PrimType::from_suffix(*s)),
+                    Some(s) => Type::Prim(s.prim_type()),
                     None => Type::var(self.new_var_with(
                         "t",
                         Constraint::Overloaded(PrimType::numeric()),
@@ -45,7 +45,7 @@ impl Checker<'_> {
                 negative, suffix, ..
             } => {
                 let ty = match suffix {
-                    Some(s) => Type::Prim(PrimType::from_suffix(*s)),
+                    Some(s) => Type::Prim(s.prim_type()),
                     None => Type::var(self.new_var_with(
                         "t",
                         Constraint::Overloaded(PrimType::FLOATS.to_vec()),
