@@ -215,7 +215,7 @@ impl Checker<'_> {
             Name::from(name.name.as_str()),
             ValBinding {
                 vname,
-                scheme: Scheme::Poly(tparams, ty),
+                scheme: std::sync::Arc::new(Scheme::Poly(tparams, ty)),
                 def,
             },
         ))
@@ -252,7 +252,7 @@ impl Checker<'_> {
             Name::from(name),
             ValBinding {
                 vname,
-                scheme: Scheme::Poly(tparams, ty),
+                scheme: std::sync::Arc::new(Scheme::Poly(tparams, ty)),
                 def,
             },
         );

@@ -52,7 +52,7 @@ fn bind_by_definition(
 /// `it`'s binding in words: its parameters (base names and kinds), type and place.
 fn it_binding(scope: &FileScope) -> Option<String> {
     let b = scope.env.vals.get("it")?;
-    let Scheme::Poly(ps, t) = &b.scheme else {
+    let Scheme::Poly(ps, t) = &*b.scheme else {
         return Some("overloaded".to_string());
     };
     let params: Vec<String> = ps

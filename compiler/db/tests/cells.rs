@@ -68,7 +68,7 @@ fn each_cell_is_checked_once_against_the_one_before() {
     let declared = env_scope(&db, CellEnv::Declared(cells[3]));
     assert!(declared.env.vals.contains_key("y"));
     // Declared: `it` is still the previous cell's (`it * 2`), an i32.
-    let it_type = |scope: &futhark_check::FileScope| match &scope.env.vals["it"].scheme {
+    let it_type = |scope: &futhark_check::FileScope| match &*scope.env.vals["it"].scheme {
         futhark_check::env::Scheme::Poly(_, t) => t.to_string(),
         other => format!("{other:?}"),
     };

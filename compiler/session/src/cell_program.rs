@@ -105,7 +105,7 @@ pub(crate) fn let_binding(decs: &[Dec], scope: &FileScope) -> Option<(String, La
         return None;
     }
     let name = vb.name.name.clone();
-    let layout = match &scope.env.vals.get(name.as_str())?.scheme {
+    let layout = match &*scope.env.vals.get(name.as_str())?.scheme {
         Scheme::Poly(ps, t) if ps.is_empty() => Layout::of(t)?,
         _ => return None,
     };

@@ -92,7 +92,7 @@ impl Checker<'_> {
     pub fn instantiate(&mut self, r: &ValRef, span: Span) -> Type {
         match r {
             ValRef::Local { tparams, ty, .. } => self.instantiate_scheme(tparams, ty, span),
-            ValRef::Global(b) => match &b.scheme {
+            ValRef::Global(b) => match &*b.scheme {
                 Scheme::Poly(ps, t) => self.instantiate_scheme(ps, t, span),
                 Scheme::Overloaded(o) => self.instantiate_overload(*o, span),
             },
