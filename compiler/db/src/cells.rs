@@ -9,6 +9,12 @@
 //! What a session keeps of a cell depends on how running it goes, so the environment a
 //! cell leaves is either [`CellEnv::Declared`] (its declarations only) or
 //! [`CellEnv::After`] (its declarations and `it`).
+//!
+//! A long session must not make a long chain: verifying a query after an edit walks its
+//! dependencies recursively, and each cell's result holds a scope. So [`CellChain`] (the
+//! environment a session stands in) starts again from a [`Snapshot`] of the scope every
+//! [`CHAIN_LINKS`] cells, and the database keeps only the last [`CELLS_KEPT`] cells'
+//! results ([`Database::trim_cells`](crate::Database::trim_cells)).
 
 use std::collections::HashMap;
 use std::sync::{Arc, OnceLock};
@@ -45,6 +51,58 @@ pub enum CellEnv {
     Declared(Cell),
     /// An earlier cell as a whole: its declarations and, for an expression, `it`.
     After(Cell),
+    /// A scope taken from earlier cells ([`CellChain`]).
+    Snapshot(Snapshot),
+}
+
+/// A scope that earlier cells left, as an input: where a long chain of cells starts again.
+#[salsa::input]
+pub struct Snapshot {
+    #[returns(ref)]
+    pub scope: Arc<FileScope>,
+}
+
+/// Its id only: the scope is large.
+impl std::fmt::Debug for Snapshot {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        use salsa::plumbing::AsId;
+        write!(f, "Snapshot({:?})", self.as_id())
+    }
+}
+
+/// How many cells a chain links before it starts again from a [`Snapshot`].
+pub const CHAIN_LINKS: usize = 32;
+
+/// The environment a session's next cell is checked in, moving on as cells succeed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct CellChain {
+    env: CellEnv,
+    /// Cells linked since the chain last started.
+    links: usize,
+}
+
+impl CellChain {
+    /// A chain starting at `env` (the prelude or a loaded program).
+    pub fn new(env: CellEnv) -> CellChain {
+        CellChain { env, links: 0 }
+    }
+
+    /// Where the next cell's names come from.
+    pub fn env(&self) -> CellEnv {
+        self.env
+    }
+
+    /// Moves on to `env` (a cell's [`CellEnv::Declared`] or [`CellEnv::After`]), whose
+    /// scope is `scope`; every [`CHAIN_LINKS`] cells, to a snapshot of `scope` instead.
+    pub fn advance(&mut self, db: &dyn Db, env: CellEnv, scope: &Arc<FileScope>) {
+        self.links += 1;
+        if self.links >= CHAIN_LINKS {
+            self.env = CellEnv::Snapshot(Snapshot::new(db, scope.clone()));
+            self.links = 0;
+        } else {
+            self.env = env;
+        }
+    }
 }
 
 /// A cell, parsed and checked. Compared by identity (see [`CellCheck`]).
@@ -101,10 +159,20 @@ impl PartialEq for CellCheck {
 
 impl Eq for CellCheck {}
 
+/// How many cells' results the database keeps ([`check_cell`]'s LRU capacity). Each holds
+/// a scope (tens of KB), so a long session keeps only the recent ones once it calls
+/// [`Database::trim_cells`](crate::Database::trim_cells); a session only asks for the
+/// cell its environment names, which every new cell touches, so that one stays. A dropped
+/// result is checked again if asked for (after the cells before it, up to the chain's
+/// start).
+pub const CELLS_KEPT: usize = 16;
+
 /// Parses and checks a cell in its environment: the declarations first, then the expression
 /// in the scope they leave. Reads the cell's text, the environment's cell (or loaded
 /// program) and the files the cell imports, nothing else.
-#[salsa::tracked]
+// `lru` takes a literal: keep it equal to `CELLS_KEPT` (the `cells` tests check that the
+// kept cells come back without a check).
+#[salsa::tracked(lru = 16)]
 pub fn check_cell(db: &dyn Db, cell: Cell) -> CellCheck {
     let file = cell.file(db);
     let id = file.id(db);
@@ -165,6 +233,7 @@ pub fn env_scope(db: &dyn Db, env: CellEnv) -> Arc<FileScope> {
         CellEnv::Loaded(file) => check(db, file).0.visible.clone(),
         CellEnv::Declared(cell) => check_cell(db, cell).0.declared().clone(),
         CellEnv::After(cell) => check_cell(db, cell).0.after().clone(),
+        CellEnv::Snapshot(snapshot) => snapshot.scope(db).clone(),
     }
 }
 

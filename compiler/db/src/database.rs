@@ -33,9 +33,11 @@ impl ExecutionLog {
         self.entries.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
-    fn push(&self, entry: String) {
+    /// Records `entry()`, formatted only while recording (every query execution passes
+    /// here).
+    fn push(&self, entry: impl FnOnce() -> String) {
         if let Some(log) = self.lock().as_mut() {
-            log.push(entry);
+            log.push(entry());
         }
     }
 }
@@ -73,7 +75,7 @@ impl Default for Database {
         let db = Database {
             storage: salsa::Storage::new(Some(Box::new(move |event| {
                 if let salsa::EventKind::WillExecute { database_key } = event.kind {
-                    sink.push(format!("{database_key:?}"));
+                    sink.push(|| format!("{database_key:?}"));
                 }
             }))),
             registry: Arc::default(),
@@ -151,6 +153,13 @@ impl Database {
     /// The options compilation uses.
     pub fn compile_options(&self) -> CompileOptions {
         self.settings().compile(self)
+    }
+
+    /// Drops the results of cells checked longest ago beyond the last
+    /// [`CELLS_KEPT`](crate::CELLS_KEPT) (a session calls it after each cell): they stay
+    /// valid and are checked again only if asked for.
+    pub fn trim_cells(&mut self) {
+        salsa::Database::trigger_lru_eviction(self);
     }
 
     /// Forgets the file at `path` (deleted on disk, or a buffer closed for good): it leaves

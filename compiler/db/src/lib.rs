@@ -19,8 +19,8 @@ mod settings;
 mod typecheck;
 
 pub use cells::{
-    Cell, CellCheck, CellEnv, CheckedCell, IT, SplitCell, check_cell, env_scope, parse_cell,
-    prelude_scope, split_cell,
+    CELLS_KEPT, CHAIN_LINKS, Cell, CellChain, CellCheck, CellEnv, CheckedCell, IT, Snapshot,
+    SplitCell, check_cell, env_scope, parse_cell, prelude_scope, split_cell,
 };
 pub use database::{Database, ExecutionLog};
 pub use files::{Db, File};

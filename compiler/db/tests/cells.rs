@@ -3,7 +3,7 @@
 //! checked again, and an edit re-checks the cells after it. Proven with the database's log
 //! of executed queries.
 
-use futhark_db::{Cell, CellEnv, Database, check_cell, env_scope};
+use futhark_db::{Cell, CellChain, CellEnv, Database, check_cell, env_scope};
 
 /// The `check_cell` executions of a log.
 fn cell_checks(log: &[String]) -> Vec<String> {
@@ -136,4 +136,74 @@ fn syntax_errors_stop_the_check_and_declaration_errors_the_expression() {
         "the cell splits into declarations and `c`"
     );
     assert!(second.decls.is_some() && second.checked_exp.is_none());
+}
+
+#[test]
+fn only_recent_cells_are_kept_and_older_ones_come_back_when_asked() {
+    let mut db = Database::new();
+    let n = futhark_db::CELLS_KEPT * 3;
+    let texts: Vec<String> = (0..n).map(|i| format!("def x{i} = {i}i32")).collect();
+    let texts: Vec<&str> = texts.iter().map(String::as_str).collect();
+    let cells = chain(&mut db, &texts);
+    // As a session does: each cell, then a trim.
+    for &cell in &cells {
+        assert!(!has_errors(&db, cell));
+        db.trim_cells();
+    }
+    db.log().enable();
+    // The last `CELLS_KEPT` cells (the last one is what a session's environment names)
+    // are kept: the `lru` capacity of `check_cell` is `CELLS_KEPT`.
+    for &cell in &cells[n - futhark_db::CELLS_KEPT..] {
+        let _ = check_cell(&db, cell);
+    }
+    assert!(cell_checks(&db.log().take()).is_empty());
+    // An older one was dropped, and so were the ones before it: asking for it checks it
+    // again, after the cells its environment needs, with the same outcome.
+    let older = n - futhark_db::CELLS_KEPT - 1;
+    let again = &check_cell(&db, cells[older]).0;
+    assert!(again.declared().env.vals.contains_key("x0"));
+    assert!(
+        again
+            .declared()
+            .env
+            .vals
+            .contains_key(format!("x{older}").as_str())
+    );
+    let runs = cell_checks(&db.log().take());
+    let keys: Vec<String> = cells[..=older].iter().rev().map(|&c| key(c)).collect();
+    assert_eq!(runs, keys);
+}
+
+#[test]
+fn a_long_session_starts_its_chain_again_from_snapshots() {
+    let mut db = Database::new();
+    let n = 3000;
+    let mut chain = CellChain::new(CellEnv::Prelude);
+    let mut last = None;
+    for i in 0..n {
+        let file = db.set_file(format!("[{i}]"), format!("def x{i} = {i}i32\nx{i} + 1"));
+        let cell = Cell::new(&db, file, chain.env());
+        assert!(!has_errors(&db, cell));
+        let scope = check_cell(&db, cell).0.after().clone();
+        chain.advance(&db, CellEnv::After(cell), &scope);
+        db.trim_cells();
+        last = Some(cell);
+    }
+    let Some(last) = last else { return };
+    assert!(matches!(
+        chain.env(),
+        CellEnv::After(_) | CellEnv::Snapshot(_)
+    ));
+    let scope = env_scope(&db, chain.env());
+    assert!(scope.env.vals.contains_key("x0") && scope.env.vals.contains_key("x2999"));
+    // After an edit elsewhere, the next cell verifies a chain of at most `CHAIN_LINKS`
+    // cells (no deep recursion through 3000) and checks nothing again.
+    db.set_file("/other.fut", "def a = 1");
+    db.set_file("/other.fut", "def a = 2");
+    db.log().enable();
+    let _ = check_cell(&db, last);
+    let file = db.set_file("[next]", "x2999 + x0");
+    let next = Cell::new(&db, file, chain.env());
+    assert!(!has_errors(&db, next));
+    assert_eq!(cell_checks(&db.log().take()), [key(next)]);
 }

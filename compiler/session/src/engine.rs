@@ -4,10 +4,11 @@
 //! then evaluated by the interpreter's thread. Every cell's text is a file of the salsa
 //! database (named `[N]`), so diagnostics render with source excerpts like any file's, and
 //! checking it is the database's tracked query `futhark_db::check_cell`, over the cell's
-//! text and the environment the session stands in ([`CellEnv`]: the prelude, the loaded
-//! program, or an earlier cell). The session's environment moves on only when a cell (or
-//! its declarations) succeeded, so a syntax, type or run-time error leaves the session as
-//! it was.
+//! text and the environment the session stands in ([`CellChain`]: the prelude, the loaded
+//! program, an earlier cell, or every so often a snapshot of the scope so that the chain
+//! stays short). The session's environment moves on only when a cell (or its declarations)
+//! succeeded, so a syntax, type or run-time error leaves the session as it was; after each
+//! cell the database drops all but the recent cells' checks (`Database::trim_cells`).
 //!
 //! An expression cell binds its value to `it`: the checker types the expression once and
 //! binds `it` as `def it = <exp>` would (`futhark_check::check_exp_cell`), and the
@@ -33,7 +34,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use futhark_check::{CheckContext, FileScope};
-use futhark_db::{CellEnv, Database, File, IrStage};
+use futhark_db::{CellChain, CellEnv, Database, File, IrStage};
 use futhark_exec::{ExecOptions, Opened, Target, UseBackend};
 use futhark_interp::RuntimeError;
 use futhark_syntax::{Diagnostic, Severity};
@@ -123,8 +124,8 @@ pub struct Session {
     db: Database,
     ctx: &'static CheckContext,
     /// Where the next cell's names come from.
-    env: CellEnv,
-    /// The scope of `env`.
+    chain: CellChain,
+    /// The scope of `chain`'s environment.
     scope: Arc<FileScope>,
     /// Top-level definitions of the loaded program and the cells (for size arguments).
     defs: Defs,
@@ -175,7 +176,7 @@ impl Session {
         let mut session = Session {
             db,
             ctx,
-            env: CellEnv::Prelude,
+            chain: CellChain::new(CellEnv::Prelude),
             scope: futhark_db::prelude_scope(),
             defs: built.defs,
             worker,
@@ -491,7 +492,7 @@ impl Session {
         // check of the file (done above) keeps that scope, so the file is checked once.
         let visible = futhark_db::check(&self.db, file).0.visible.clone();
         self.worker = worker;
-        self.env = CellEnv::Loaded(file);
+        self.chain = CellChain::new(CellEnv::Loaded(file));
         self.scope = visible;
         self.defs = built.defs;
         self.loaded = Some(path.to_path_buf());
@@ -521,7 +522,7 @@ impl Session {
                 let root = self.db.set_file(program::EMPTY_ROOT, "");
                 let built = program::build(&self.db, root);
                 self.worker = start_worker(built.program, self.interrupt.clone())?;
-                self.env = CellEnv::Prelude;
+                self.chain = CellChain::new(CellEnv::Prelude);
                 self.scope = futhark_db::prelude_scope();
                 self.defs = built.defs;
                 self.forget_cells();
@@ -548,6 +549,8 @@ impl Session {
         };
         let result = self.eval_inner(number, text, on_trace, &mut timing, &mut warnings, &mut ran);
         timing.total = start.elapsed();
+        // Only the recent cells' checks are kept (each holds a scope).
+        self.db.trim_cells();
         if result.is_ok() {
             self.last = Some(timing);
             let cell = LastCell {
@@ -587,7 +590,7 @@ impl Session {
         let name = format!("[{number}]");
         let file = self.db.set_file(&name, text);
         let id = file.id(&self.db);
-        let cell = futhark_db::Cell::new(&self.db, file, self.env);
+        let cell = futhark_db::Cell::new(&self.db, file, self.chain.env());
         let checked = futhark_db::check_cell(&self.db, cell).0.clone();
         timing.check = check_start.elapsed();
         if !checked.syntax.is_empty() {
@@ -673,8 +676,7 @@ impl Session {
                     // The interpreter evaluates `def it = …` when it next runs a cell.
                     parts.truncate(1);
                     self.pending.extend(parts);
-                    self.env = CellEnv::After(cell);
-                    self.scope = checked.after().clone();
+                    self.move_to(CellEnv::After(cell), checked.after().clone());
                     let text = format_value(&r.value, self.options.format);
                     return Ok(Evaluated::Value(Shown {
                         value: r.value,
@@ -715,8 +717,7 @@ impl Session {
         }
         self.flush_pending()?;
         let value = self.run(parts, on_trace, timing)?;
-        self.env = CellEnv::After(cell);
-        self.scope = checked.after().clone();
+        self.move_to(CellEnv::After(cell), checked.after().clone());
         // The interpreter's result becomes the resident `it` where it has a data form, so
         // a later compiled cell can use it; otherwise the compiled path forgets `it`.
         if let Some(r) = &mut self.runner {
@@ -735,6 +736,13 @@ impl Session {
             }
             None => Ok(Evaluated::Nothing),
         }
+    }
+
+    /// Moves the session on to `env`, whose scope is `scope` (a cell, or its declarations,
+    /// succeeded).
+    fn move_to(&mut self, env: CellEnv, scope: Arc<FileScope>) {
+        self.chain.advance(&self.db, env, &scope);
+        self.scope = scope;
     }
 
     /// Runs the last expression cell's program on the compiled backend; its result stays

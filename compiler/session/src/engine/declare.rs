@@ -66,8 +66,7 @@ impl Session {
                     // The interpreter evaluates the `let` when it next runs a cell;
                     // compiled cells take `x` as a parameter, so its text is not kept.
                     self.pending.extend(parts);
-                    self.env = d.env;
-                    self.scope = checked.scope.clone();
+                    self.move_to(d.env, checked.scope.clone());
                     self.defs.extend(checked.info.defs.clone());
                     return Ok(names);
                 }
@@ -96,8 +95,7 @@ impl Session {
         } else {
             self.pending.extend(parts);
         }
-        self.env = d.env;
-        self.scope = checked.scope.clone();
+        self.move_to(d.env, checked.scope.clone());
         self.defs.extend(checked.info.defs.clone());
         if let Some(r) = &mut self.runner {
             for n in &names {
