@@ -125,13 +125,18 @@ impl Database {
     }
 
     /// Sets the text of the file at `path` (an editor buffer, a REPL cell, a test fixture),
-    /// creating the input if needed. Only queries depending on this file re-run.
+    /// creating the input if needed. Only queries depending on this file re-run; setting
+    /// the text it has already changes nothing (a REPL running the same program again finds
+    /// it compiled).
     pub fn set_file(&mut self, path: impl AsRef<Path>, text: impl Into<String>) -> File {
         let path = normalize_path(path.as_ref());
         let existing = self.registry().by_path.get(&path).copied();
         match existing {
             Some(file) => {
-                file.set_text(self).to(text.into());
+                let text = text.into();
+                if *file.text(self) != text {
+                    file.set_text(self).to(text);
+                }
                 if !file.exists(self) {
                     // The same input comes back, so importers that saw it removed see it.
                     file.set_exists(self).to(true);

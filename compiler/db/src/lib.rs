@@ -26,7 +26,7 @@ pub use database::{Database, ExecutionLog};
 pub use files::{Db, File};
 pub use futhark_options::{CompileOptions, Safety};
 pub use interp::interp_program;
-pub use lower::{CompileError, IrStage, compile, lower_file};
+pub use lower::{CompileError, IrStage, compile, compile_shared, lower_file};
 pub use queries::{
     Diag, ImportGraph, ResolvedImport, file_diagnostics, import_graph, imports, parse,
     resolve_import_path,

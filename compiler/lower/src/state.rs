@@ -69,7 +69,7 @@ pub struct Lowerer<'a> {
     /// the last resort for evaluating a size term.
     pub size_ids: HashMap<u64, SubExp>,
     /// The source location given to the statements emitted now (see [`Lowerer::located`]).
-    pub loc: Option<Rc<str>>,
+    pub loc: Option<std::sync::Arc<str>>,
     /// The calls being inlined, outermost first: the interpreter's call stack at the code
     /// lowered now, which [`Lowerer::located`] writes into locations as their backtrace.
     pub frames: Vec<Rc<str>>,
@@ -116,7 +116,7 @@ impl<'a> Lowerer<'a> {
     /// run-time errors they raise: an index, an update, a division).
     pub fn located<T>(&mut self, span: Span, f: impl FnOnce(&mut Self) -> T) -> T {
         let span = self.next_located.take().unwrap_or(span);
-        let loc: Rc<str> = self.location_with_frames(span).into();
+        let loc: std::sync::Arc<str> = self.location_with_frames(span).into();
         let outer = self.loc.replace(loc);
         let r = f(self);
         self.loc = outer;
