@@ -94,12 +94,8 @@ pub struct CudaDevice {
 }
 
 impl CudaDevice {
-    /// Opens GPU `ordinal` with the default options, or says why CUDA is not usable.
-    pub fn open(ordinal: usize) -> Result<CudaDevice> {
-        CudaDevice::open_with(ordinal, &ExecOptions::default())
-    }
-
-    /// Opens GPU `ordinal` with `options`' runtime switches.
+    /// Opens GPU `ordinal` with `options`' runtime switches, or says why CUDA is not usable
+    /// (`open_backend` is the way in; `CudaBackend::open_gpus` opens each GPU with this).
     pub fn open_with(ordinal: usize, options: &ExecOptions) -> Result<CudaDevice> {
         if let Some(reason) = cuda_unavailable_reason() {
             return Err(ExecError::Backend(reason));
@@ -492,11 +488,6 @@ impl PeerBackend for CudaDevice {
 pub type CudaBackend = Multi<CudaDevice>;
 
 impl Multi<CudaDevice> {
-    /// GPU `ordinal` alone.
-    pub fn open(ordinal: usize) -> Result<CudaBackend> {
-        Multi::new(vec![CudaDevice::open(ordinal)?])
-    }
-
     /// The first `count` visible GPUs (`None`: all of them), opened and spread over as
     /// `options` say. Asking for more GPUs than there are is an error; peer access is
     /// enabled between every pair that supports it.
