@@ -40,7 +40,8 @@ pub enum Scheme {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ValBinding {
     pub vname: VName,
-    pub scheme: Scheme,
+    /// Shared: environments are cloned for every file and cell, and a scheme can be big.
+    pub scheme: Arc<Scheme>,
     pub def: DefRef,
 }
 

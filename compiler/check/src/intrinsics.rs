@@ -543,7 +543,7 @@ pub fn build() -> Intrinsics {
         ops.insert(Name::from(*op), v.clone());
         let b = ValBinding {
             vname: v.clone(),
-            scheme: Scheme::Overloaded(*kind),
+            scheme: std::sync::Arc::new(Scheme::Overloaded(*kind)),
             def: intrinsic_def(&v),
         };
         top.insert_val(Name::from(*op), b.clone());
@@ -554,7 +554,7 @@ pub fn build() -> Intrinsics {
         Name::from("neg"),
         ValBinding {
             vname: neg.clone(),
-            scheme: Scheme::Overloaded(Overload::Neg),
+            scheme: std::sync::Arc::new(Scheme::Overloaded(Overload::Neg)),
             def: intrinsic_def(&neg),
         },
     );
@@ -577,7 +577,7 @@ pub fn build() -> Intrinsics {
             Name::from(name),
             ValBinding {
                 vname: v.clone(),
-                scheme: Scheme::Poly(tparams, ty),
+                scheme: std::sync::Arc::new(Scheme::Poly(tparams, ty)),
                 def: intrinsic_def(&v),
             },
         );
@@ -613,7 +613,7 @@ mod tests {
     use super::*;
 
     fn show(i: &Intrinsics, name: &str) -> String {
-        match &i.module.vals[name].scheme {
+        match &*i.module.vals[name].scheme {
             Scheme::Poly(ps, t) => format!("{}: {}", crate::pretty::tparams_prefix(ps), t),
             Scheme::Overloaded(o) => format!("{o:?}"),
         }

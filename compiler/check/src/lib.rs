@@ -10,8 +10,9 @@
 //!   ([`TypeInfo`]) and diagnostics.
 //! - [`check_file_cached`] does the same after an edit, replaying the top-level
 //!   declarations the edit did not touch (same result, less work).
-//! - [`check_exp`] and [`check_decs_incremental`] serve a REPL: they type an expression or
-//!   a cell of declarations in a scope built from earlier cells.
+//! - [`check_exp`], [`check_exp_cell`] and [`check_decs_incremental`] serve a REPL: they
+//!   type an expression (and bind a cell's value to `it`) or a cell of declarations in a
+//!   scope built from earlier cells.
 
 mod causality;
 mod checker;
@@ -202,6 +203,56 @@ pub fn check_exp(ctx: &CheckContext, scope: &FileScope, file: FileId, exp: &Exp)
         general,
         info: c.info,
         diagnostics: c.diags,
+    }
+}
+
+/// An expression cell, checked once ([`check_exp_cell`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CheckedExpCell {
+    /// The expression as [`check_exp`] types it.
+    pub exp: CheckedExp,
+    /// The scope with the cell's name bound to the expression's value, as after
+    /// `def it = <exp>`; `None` when the expression has errors or its type cannot be
+    /// generalised (the value can still be shown).
+    pub bound: Option<Arc<FileScope>>,
+}
+
+/// Types an expression cell and binds its value to `name` (a REPL's `it`) in one pass:
+/// the expression's type, side tables and diagnostics are [`check_exp`]'s, and the binding
+/// is the one `def name = <exp>` checked in the same scope makes (its type generalised),
+/// declared at the empty span `at` (the expression's start). The expression is checked
+/// once.
+pub fn check_exp_cell(
+    ctx: &CheckContext,
+    scope: &FileScope,
+    file: FileId,
+    exp: &Exp,
+    name: &str,
+) -> CheckedExpCell {
+    let no_imports = |_: &str| None;
+    let mut c = Checker::new(&ctx.intrinsics, file, scope.env.clone(), &no_imports);
+    c.begin_def();
+    let t = c.check_exp(exp);
+    c.apply_defaults();
+    let general = general_sizes(&c, &t);
+    let before_finish = c.uni.clone();
+    c.finish_def(None);
+    c.uniqueness_check_exp(exp);
+    let ty = c.uni.zonk(&t);
+    let diagnostics = std::mem::take(&mut c.diags);
+    let info = std::mem::take(&mut c.info);
+    let at = futhark_syntax::Span::new(file, exp.span.start, exp.span.start);
+    let bound = (!diagnostics.iter().any(Diagnostic::is_error)
+        && c.bind_checked_exp(name, at, &t, before_finish))
+    .then(|| Arc::new(FileScope { env: c.env }));
+    CheckedExpCell {
+        exp: CheckedExp {
+            ty,
+            general,
+            info,
+            diagnostics,
+        },
+        bound,
     }
 }
 

@@ -225,9 +225,9 @@ impl Checker<'_> {
         for n in names {
             let b = out.vals.get(&n).cloned();
             if let Some(mut b) = b {
-                if let Scheme::Poly(ps, t) = &b.scheme {
+                if let Scheme::Poly(ps, t) = &*b.scheme {
                     let (ps, t) = self.subst_scheme(ps, t, s);
-                    b.scheme = Scheme::Poly(ps, t);
+                    b.scheme = std::sync::Arc::new(Scheme::Poly(ps, t));
                 }
                 out.vals.insert(n, b);
             }
@@ -665,7 +665,7 @@ impl Checker<'_> {
         path: &str,
         span: Span,
     ) -> bool {
-        let (sps, hidden, st) = match &sv.scheme {
+        let (sps, hidden, st) = match &*sv.scheme {
             Scheme::Poly(ps, t) => self.subst_scheme_split(ps, t, s, false),
             Scheme::Overloaded(_) => return true,
         };
@@ -773,11 +773,12 @@ impl Checker<'_> {
                     match ns {
                         crate::env::Namespace::Val => {
                             if let (Some(sv), Some(av)) = (sp.vals.get(name), a.vals.get(name)) {
-                                let scheme = match &sv.scheme {
-                                    Scheme::Poly(ps, t) => {
-                                        Scheme::Poly(ps.clone(), subst_type(t, &value_names))
-                                    }
-                                    o => o.clone(),
+                                let scheme = match &*sv.scheme {
+                                    Scheme::Poly(ps, t) => std::sync::Arc::new(Scheme::Poly(
+                                        ps.clone(),
+                                        subst_type(t, &value_names),
+                                    )),
+                                    _ => sv.scheme.clone(),
                                 };
                                 // Hover shows the spec's documentation when the
                                 // implementation has none.

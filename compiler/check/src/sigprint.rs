@@ -52,7 +52,7 @@ fn write_env(out: &mut String, env: &Env, indent: usize) {
             }
             Namespace::Val => {
                 if let Some(b) = env.vals.get(name) {
-                    match &b.scheme {
+                    match &*b.scheme {
                         Scheme::Poly(ps, t) => {
                             let _ = writeln!(out, "{pad}val {name} {}: {t}", tparams_prefix(ps));
                         }

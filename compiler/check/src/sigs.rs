@@ -218,7 +218,7 @@ impl Checker<'_> {
                     Name::from(name.name.as_str()),
                     ValBinding {
                         vname: v,
-                        scheme: Scheme::Poly(tps, t),
+                        scheme: std::sync::Arc::new(Scheme::Poly(tps, t)),
                         def,
                     },
                 );

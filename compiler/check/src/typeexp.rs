@@ -442,7 +442,7 @@ impl Checker<'_> {
         let r = self.find_val(qn)?;
         let (vname, ty, def) = match r {
             crate::checker::ValRef::Local { vname, ty, def, .. } => (vname, ty, def),
-            crate::checker::ValRef::Global(b) => match &b.scheme {
+            crate::checker::ValRef::Global(b) => match &*b.scheme {
                 crate::env::Scheme::Poly(ps, t) if ps.is_empty() => (
                     b.vname.clone(),
                     t.clone(),

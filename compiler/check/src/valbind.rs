@@ -215,10 +215,48 @@ impl Checker<'_> {
             Name::from(name.name.as_str()),
             ValBinding {
                 vname,
-                scheme: Scheme::Poly(tparams, ty),
+                scheme: std::sync::Arc::new(Scheme::Poly(tparams, ty)),
                 def,
             },
         ))
+    }
+
+    /// Binds `name` to the value of the expression this definition checked, as a cell's
+    /// `def name = <exp>` would, without checking the expression again: `t` is its type and
+    /// `uni` the unifier as it was once the expression's defaults were applied, before the
+    /// end of the definition settled the type's free variables (to `()`, for showing it).
+    /// Those variables become the binding's type and size parameters. Returns false, and
+    /// binds nothing, when generalising the type is an error (a variable used with equality,
+    /// a record known only by some fields); the binding's own diagnostics are not kept.
+    pub(crate) fn bind_checked_exp(
+        &mut self,
+        name: &str,
+        at: Span,
+        t: &Type,
+        uni: crate::unify::Unifier,
+    ) -> bool {
+        // Names made since the snapshot stay taken.
+        let counter = self.uni.supply.counter();
+        self.uni = uni;
+        self.uni.supply.set_counter(counter);
+        let before = self.diags.len();
+        let vname = self.fresh(name);
+        let (tparams, ty) = self.generalise(&[], t, false, at, name);
+        let failed = self.diags[before..].iter().any(|d| d.is_error());
+        self.diags.truncate(before);
+        if failed {
+            return false;
+        }
+        let def = DefRef::new(&vname, DefKind::Value, Some(at), None);
+        self.env.insert_val(
+            Name::from(name),
+            ValBinding {
+                vname,
+                scheme: std::sync::Arc::new(Scheme::Poly(tparams, ty)),
+                def,
+            },
+        );
+        true
     }
 
     fn record_final(&mut self, span: Span, t: &Type) {

@@ -1,6 +1,7 @@
 //! Repository hygiene: every Rust source file in the workspace opens with a `//!` comment
 //! saying what it holds (the habit ARCHITECTURE.md and STYLE.md ask for), no file is over
-//! 1,000 lines, and the IDE and the language server link no CUDA runtime.
+//! 1,000 lines, the IDE and the language server link no CUDA runtime, and shared types
+//! (`PrimType`) are declared once.
 
 use std::path::{Path, PathBuf};
 
@@ -309,4 +310,50 @@ fn futhark_variables_are_read_in_one_module() {
         "options travel as values, not through the environment:\n{}",
         writers.join("\n")
     );
+}
+
+/// The files of `sources` whose code (comments left out) declares `enum NAME`, as
+/// `path:line` strings.
+fn enum_declarations(sources: &[(String, String)], name: &str) -> Vec<String> {
+    let mut found = Vec::new();
+    for (path, text) in sources {
+        for (i, line) in strip_comments(text).lines().enumerate() {
+            let words: Vec<&str> = line
+                .split(|c: char| !(c.is_alphanumeric() || c == '_'))
+                .filter(|w| !w.is_empty())
+                .collect();
+            if words.windows(2).any(|w| w == ["enum", name]) {
+                found.push(format!("{path}:{}", i + 1));
+            }
+        }
+    }
+    found
+}
+
+/// One `PrimType` for the whole compiler: the checker, the IR and the data formats share
+/// `futhark_prim::PrimType` (`compiler/prim`), so no crate declares its own enum of the
+/// primitive types and no converters between such enums come back.
+#[test]
+fn prim_type_is_declared_once() {
+    let sources = workspace_sources();
+    let found = enum_declarations(&sources, "PrimType");
+    let files: Vec<&str> = found
+        .iter()
+        .filter_map(|at| at.rsplit_once(':').map(|(path, _)| path))
+        .collect();
+    assert_eq!(
+        files,
+        ["compiler/prim/src/lib.rs"],
+        "the primitive types are declared once, in futhark-prim; use (or re-export) \
+         futhark_prim::PrimType instead of declaring another"
+    );
+    // The check sees a second declaration, wherever it is written (the text is put
+    // together here so that this file does not declare one itself).
+    let mut more = sources;
+    let keyword = "enum";
+    more.push((
+        "elsewhere.rs".to_string(),
+        format!("//! x\n#[derive(Clone)]\npub(crate) {keyword} PrimType {{ I8 }}\n"),
+    ));
+    assert_eq!(enum_declarations(&more, "PrimType").len(), 2);
 }

@@ -109,12 +109,29 @@ pub fn all_ops_map(name: &str, t: PrimType) -> KernelProgram {
     }
 }
 
-/// A map converting `xs[i]` of type `from` to every primitive type.
+/// The target types of [`conversions_map`], in the order of its outputs `o0`…`o11`
+/// (`bool` first, as the sample has always generated them).
+pub const CONVERSION_TARGETS: [PrimType; 12] = [
+    PrimType::Bool,
+    PrimType::I8,
+    PrimType::I16,
+    PrimType::I32,
+    PrimType::I64,
+    PrimType::U8,
+    PrimType::U16,
+    PrimType::U32,
+    PrimType::U64,
+    PrimType::F16,
+    PrimType::F32,
+    PrimType::F64,
+];
+
+/// A map converting `xs[i]` of type `from` to every primitive type ([`CONVERSION_TARGETS`]).
 pub fn conversions_map(name: &str, from: PrimType) -> KernelProgram {
     let mut arrays = vec![arr("xs", from, &[n()])];
     let mut outputs = Vec::new();
     let mut results = Vec::new();
-    for (k, to) in PrimType::ALL.iter().enumerate() {
+    for (k, to) in CONVERSION_TARGETS.iter().enumerate() {
         arrays.push(arr(&format!("o{k}"), *to, &[n()]));
         outputs.push(format!("o{k}"));
         results.push(Exp::conv(*to, at("xs")));
@@ -426,7 +443,7 @@ pub fn neutral_of(op: BinOp, t: PrimType) -> Option<PrimValue> {
         BinOp::Mul => PrimValue::from_f64(t, 1.0),
         BinOp::LogAnd => PrimValue::Bool(true),
         BinOp::And if t == PrimType::Bool => PrimValue::Bool(true),
-        BinOp::And if t.is_unsigned_int() => PrimValue::max_value(t),
+        BinOp::And if t.is_unsigned() => PrimValue::max_value(t),
         BinOp::And => PrimValue::from_f64(t, -1.0),
         BinOp::Min => PrimValue::max_value(t),
         BinOp::Max => PrimValue::min_value(t),

@@ -33,9 +33,11 @@ impl ExecutionLog {
         self.entries.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
-    fn push(&self, entry: String) {
+    /// Records `entry()`, formatted only while recording (every query execution passes
+    /// here).
+    fn push(&self, entry: impl FnOnce() -> String) {
         if let Some(log) = self.lock().as_mut() {
-            log.push(entry);
+            log.push(entry());
         }
     }
 }
@@ -73,7 +75,7 @@ impl Default for Database {
         let db = Database {
             storage: salsa::Storage::new(Some(Box::new(move |event| {
                 if let salsa::EventKind::WillExecute { database_key } = event.kind {
-                    sink.push(format!("{database_key:?}"));
+                    sink.push(|| format!("{database_key:?}"));
                 }
             }))),
             registry: Arc::default(),
@@ -123,13 +125,18 @@ impl Database {
     }
 
     /// Sets the text of the file at `path` (an editor buffer, a REPL cell, a test fixture),
-    /// creating the input if needed. Only queries depending on this file re-run.
+    /// creating the input if needed. Only queries depending on this file re-run; setting
+    /// the text it has already changes nothing (a REPL running the same program again finds
+    /// it compiled).
     pub fn set_file(&mut self, path: impl AsRef<Path>, text: impl Into<String>) -> File {
         let path = normalize_path(path.as_ref());
         let existing = self.registry().by_path.get(&path).copied();
         match existing {
             Some(file) => {
-                file.set_text(self).to(text.into());
+                let text = text.into();
+                if *file.text(self) != text {
+                    file.set_text(self).to(text);
+                }
                 if !file.exists(self) {
                     // The same input comes back, so importers that saw it removed see it.
                     file.set_exists(self).to(true);
@@ -151,6 +158,13 @@ impl Database {
     /// The options compilation uses.
     pub fn compile_options(&self) -> CompileOptions {
         self.settings().compile(self)
+    }
+
+    /// Drops the results of cells checked longest ago beyond the last
+    /// [`CELLS_KEPT`](crate::CELLS_KEPT) (a session calls it after each cell): they stay
+    /// valid and are checked again only if asked for.
+    pub fn trim_cells(&mut self) {
+        salsa::Database::trigger_lru_eviction(self);
     }
 
     /// Forgets the file at `path` (deleted on disk, or a buffer closed for good): it leaves

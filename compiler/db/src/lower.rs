@@ -4,12 +4,16 @@
 //! [`compile`] runs the optimiser up to a chosen [`IrStage`]. Both read the database's
 //! parse and check results, so an editor buffer, a REPL cell or a test fixture is compiled
 //! exactly as it was checked, with the compile options of the database's
-//! [`Settings`](crate::Settings) input. They are plain functions, not tracked queries (see
-//! [`compile`]).
+//! [`Settings`](crate::Settings) input. Compilation is the tracked query `compiled`, keyed
+//! by (root file, stage, compile options): compiling a program that did not change with
+//! the same options again is a lookup, and a program lowered once serves every stage.
+
+use std::sync::Arc;
 
 use futhark_ir::soacs::Program;
 use futhark_lower::{SourceUnit, lower_program};
 use futhark_opt::{PassError, pipeline_for, run_pipeline, soac_pipeline};
+use futhark_options::CompileOptions;
 use futhark_syntax::{Diagnostic, Severity, Span};
 
 use crate::{Db, File, check, check_context, import_graph, imports, parse};
@@ -133,17 +137,80 @@ pub fn lower_file(db: &dyn Db, root: File) -> Result<Program, CompileError> {
 
 /// The program rooted at `root` compiled to `stage` with the database's compile options,
 /// the [`Settings`](crate::Settings) input (the IR checker runs after every pass in debug
-/// builds). Changing the options re-runs no query: parsing and checking do not read them.
-///
-/// Not memoised yet: a query's result must be `Send`, and the IR's statement locations
-/// are `Rc<str>`.
+/// builds). Changing the options re-runs no query but compilation: parsing and checking do
+/// not read them. A copy of [`compile_shared`]'s program (executors own theirs).
 pub fn compile(db: &dyn Db, root: File, stage: IrStage) -> Result<Program, CompileError> {
-    let options = db.settings().compile(db);
-    let prog = lower_file(db, root)?;
-    let passes = match stage {
-        IrStage::Soacs => return Ok(prog),
-        IrStage::Fused => soac_pipeline(),
-        IrStage::Kernels => pipeline_for(&options),
-    };
-    run_pipeline(prog, &passes, cfg!(debug_assertions)).map_err(CompileError::Pass)
+    compile_shared(db, root, stage).map(|p| (*p).clone())
 }
+
+/// [`compile`]'s program as the database keeps it: compiling the same program to the same
+/// stage with the same options again returns the same `Arc` without compiling.
+pub fn compile_shared(
+    db: &dyn Db,
+    root: File,
+    stage: IrStage,
+) -> Result<Arc<Program>, CompileError> {
+    // Only the kernel pipeline reads the options; the other stages share one result.
+    let options = match stage {
+        IrStage::Kernels => db.settings().compile(db),
+        IrStage::Soacs | IrStage::Fused => CompileOptions::default(),
+    };
+    compiled(db, CompileKey::new(db, root, stage, options))
+        .0
+        .clone()
+}
+
+/// What [`compiled`] is asked for.
+#[salsa::interned(debug)]
+struct CompileKey<'db> {
+    #[returns(copy)]
+    root: File,
+    #[returns(copy)]
+    stage: IrStage,
+    #[returns(copy)]
+    options: CompileOptions,
+}
+
+/// The result of [`compiled`]. Compared by identity: a re-compilation counts as a change.
+#[derive(Clone, Debug)]
+struct Compiled(Result<Arc<Program>, CompileError>);
+
+impl PartialEq for Compiled {
+    fn eq(&self, other: &Compiled) -> bool {
+        match (&self.0, &other.0) {
+            (Ok(a), Ok(b)) => Arc::ptr_eq(a, b),
+            _ => false,
+        }
+    }
+}
+
+impl Eq for Compiled {}
+
+/// Compiles a program: lowered once ([`IrStage::Soacs`], whatever the options), then the
+/// SOAC passes or the kernel pipeline `options` choose.
+#[salsa::tracked(returns(ref))]
+fn compiled<'db>(db: &'db dyn Db, key: CompileKey<'db>) -> Compiled {
+    let root = key.root(db);
+    let passes = match key.stage(db) {
+        IrStage::Soacs => return Compiled(lower_file(db, root).map(Arc::new)),
+        IrStage::Fused => soac_pipeline(),
+        IrStage::Kernels => pipeline_for(&key.options(db)),
+    };
+    let lowered = CompileKey::new(db, root, IrStage::Soacs, CompileOptions::default());
+    let prog = match &compiled(db, lowered).0 {
+        Ok(prog) => Program::clone(prog),
+        Err(e) => return Compiled(Err(e.clone())),
+    };
+    Compiled(
+        run_pipeline(prog, &passes, cfg!(debug_assertions))
+            .map(Arc::new)
+            .map_err(CompileError::Pass),
+    )
+}
+
+/// Compiled programs are kept by the database, which threads may share.
+const _: () = {
+    const fn assert_send_sync<T: Send + Sync>() {}
+    assert_send_sync::<Program>();
+    assert_send_sync::<CompileError>();
+};

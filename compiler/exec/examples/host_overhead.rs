@@ -52,11 +52,8 @@ impl Backend for NullDevice {
         elem: PrimType,
         len: usize,
     ) -> futhark_exec::Result<Rc<Buffer>> {
-        let zero = futhark_values::Buffer::from_le_bytes(
-            futhark_exec::to_value_type(elem),
-            &vec![0u8; len * elem.size_bytes()],
-        )
-        .ok_or_else(|| ExecError::Backend("no buffer".into()))?;
+        let zero = futhark_values::Buffer::from_le_bytes(elem, &vec![0u8; len * elem.size_bytes()])
+            .ok_or_else(|| ExecError::Backend("no buffer".into()))?;
         Ok(Rc::new(zero))
     }
 

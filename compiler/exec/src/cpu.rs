@@ -64,7 +64,7 @@ impl Backend for CpuBackend {
     }
 
     fn alloc(&mut self, elem: PrimType, len: usize) -> Result<Rc<Buffer>> {
-        Ok(Rc::new(Buffer::zeros(prim::to_vtype(elem), len)))
+        Ok(Rc::new(Buffer::zeros(elem, len)))
     }
 
     fn unique(&mut self, buf: Rc<Buffer>, _elem: PrimType, _len: usize) -> Result<Rc<Buffer>> {

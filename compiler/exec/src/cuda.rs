@@ -19,7 +19,7 @@ use futhark_values::Buffer;
 use crate::backend::{Backend, KernelProfile, NVRTC_PROFILE, PeerBackend, Stamp};
 use crate::error::{ExecError, Result};
 use crate::multi::Multi;
-use crate::prim::{filled, to_vtype};
+use crate::prim::filled;
 
 /// Why the CUDA backend cannot run here, or `None` when a GPU and NVRTC are usable. Never
 /// panics without a driver.
@@ -94,12 +94,8 @@ pub struct CudaDevice {
 }
 
 impl CudaDevice {
-    /// Opens GPU `ordinal` with the default options, or says why CUDA is not usable.
-    pub fn open(ordinal: usize) -> Result<CudaDevice> {
-        CudaDevice::open_with(ordinal, &ExecOptions::default())
-    }
-
-    /// Opens GPU `ordinal` with `options`' runtime switches.
+    /// Opens GPU `ordinal` with `options`' runtime switches, or says why CUDA is not usable
+    /// (`open_backend` is the way in; `CudaBackend::open_gpus` opens each GPU with this).
     pub fn open_with(ordinal: usize, options: &ExecOptions) -> Result<CudaDevice> {
         if let Some(reason) = cuda_unavailable_reason() {
             return Err(ExecError::Backend(reason));
@@ -246,7 +242,7 @@ impl Backend for CudaDevice {
 
     fn upload(&mut self, data: &Rc<Buffer>) -> Result<Rc<CudaBuf>> {
         self.reclaim()?;
-        let elem = crate::prim::from_vtype(data.elem_type());
+        let elem = data.elem_type();
         let bytes = data.to_le_bytes();
         let buf = self
             .gpu
@@ -269,7 +265,7 @@ impl Backend for CudaDevice {
         // Host code must not act on what a kernel whose check failed computed.
         self.check_failures()?;
         self.downloaded += bytes.len() as u64;
-        Buffer::from_le_bytes(to_vtype(elem), &bytes)
+        Buffer::from_le_bytes(elem, &bytes)
             .map(Rc::new)
             .ok_or_else(|| ExecError::Backend("downloaded bytes do not form elements".into()))
     }
@@ -501,11 +497,6 @@ impl PeerBackend for CudaDevice {
 pub type CudaBackend = Multi<CudaDevice>;
 
 impl Multi<CudaDevice> {
-    /// GPU `ordinal` alone.
-    pub fn open(ordinal: usize) -> Result<CudaBackend> {
-        Multi::new(vec![CudaDevice::open(ordinal)?])
-    }
-
     /// The first `count` visible GPUs (`None`: all of them), opened and spread over as
     /// `options` say. Asking for more GPUs than there are is an error; peer access is
     /// enabled between every pair that supports it.

@@ -11,7 +11,7 @@ use futhark_values::Value;
 use crate::backend::Backend;
 use crate::error::{ExecError, Result};
 use crate::host::Executor;
-use crate::prim::{self, from_vtype, to_vtype};
+use crate::prim;
 use crate::value::{Array, Data, Val};
 
 impl<B: Backend> Executor<B> {
@@ -78,7 +78,7 @@ pub(crate) fn entry_args<D>(f: &FunDef, args: Vec<Value>) -> Result<Vec<Val<D>>>
     let mut sizes: Vec<Option<i64>> = vec![None; n_sizes];
     for (k, (p, v)) in value_params.iter().zip(&args).enumerate() {
         let want = p.ty.elem();
-        if from_vtype(v.elem_type()) != want || v.rank() != p.ty.rank() {
+        if v.elem_type() != want || v.rank() != p.ty.rank() {
             return Err(ExecError::Args(format!(
                 "Entry point \"{}\": argument #{k} should have type {}, but has type {}{}.",
                 ep.name,
@@ -125,7 +125,7 @@ pub(crate) fn entry_args<D>(f: &FunDef, args: Vec<Value>) -> Result<Vec<Val<D>>>
             let x = prim::get(&buf, 0).ok_or_else(|| ExecError::malformed("empty scalar"))?;
             out.push(Val::Prim(x));
         } else {
-            debug_assert_eq!(buf.elem_type(), to_vtype(elem));
+            debug_assert_eq!(buf.elem_type(), elem);
             out.push(Val::Arr(Array {
                 elem,
                 shape,

@@ -39,8 +39,6 @@ pub use futhark_options::ExecOptions;
 pub use host::Executor;
 pub use multi::{Multi, MultiBuf, SplitPolicy};
 pub use open::{Opened, Target, UseBackend, open_backend};
-/// The data format's element type of a kernel element type.
-pub use prim::to_vtype as to_value_type;
 pub use value::{Array, Data, Val};
 
 #[cfg(test)]

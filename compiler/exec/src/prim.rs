@@ -1,47 +1,10 @@
-//! Primitive values as the executor computes with them: conversions between the IR's and the
-//! data format's type enums, element access to typed buffers, and numeric views of
-//! `PrimValue` (integers as `i128` by bit pattern, floats as `f64`).
+//! Primitive values as the executor computes with them: element access to typed buffers, and
+//! numeric views of `PrimValue` (integers as `i128` by bit pattern, floats as `f64`).
 
 use futhark_ir::types::{PrimType, PrimValue, f16_bits_to_f32, f32_to_f16_bits};
-use futhark_values::{Buffer, PrimType as VType, f16};
+use futhark_values::{Buffer, f16};
 
 use crate::error::{ExecError, Result};
-
-/// The data format's name for an IR primitive type.
-pub fn to_vtype(t: PrimType) -> VType {
-    match t {
-        PrimType::Bool => VType::Bool,
-        PrimType::I8 => VType::I8,
-        PrimType::I16 => VType::I16,
-        PrimType::I32 => VType::I32,
-        PrimType::I64 => VType::I64,
-        PrimType::U8 => VType::U8,
-        PrimType::U16 => VType::U16,
-        PrimType::U32 => VType::U32,
-        PrimType::U64 => VType::U64,
-        PrimType::F16 => VType::F16,
-        PrimType::F32 => VType::F32,
-        PrimType::F64 => VType::F64,
-    }
-}
-
-/// The IR's name for a data format primitive type.
-pub fn from_vtype(t: VType) -> PrimType {
-    match t {
-        VType::Bool => PrimType::Bool,
-        VType::I8 => PrimType::I8,
-        VType::I16 => PrimType::I16,
-        VType::I32 => PrimType::I32,
-        VType::I64 => PrimType::I64,
-        VType::U8 => PrimType::U8,
-        VType::U16 => PrimType::U16,
-        VType::U32 => PrimType::U32,
-        VType::U64 => PrimType::U64,
-        VType::F16 => PrimType::F16,
-        VType::F32 => PrimType::F32,
-        VType::F64 => PrimType::F64,
-    }
-}
 
 /// Element `i` of a buffer (the caller checks bounds).
 pub fn get(buf: &Buffer, i: usize) -> Option<PrimValue> {
@@ -64,7 +27,7 @@ pub fn get(buf: &Buffer, i: usize) -> Option<PrimValue> {
 /// Sets element `i` of a buffer, converting the value's bits to the buffer's type if they
 /// differ (they do not in well-typed programs). Out-of-range indices are an error.
 pub fn set(buf: &mut Buffer, i: usize, x: PrimValue) -> Result<()> {
-    let x = if x.ty() == from_vtype(buf.elem_type()) {
+    let x = if x.ty() == buf.elem_type() {
         x
     } else {
         return Err(ExecError::malformed(format!(
@@ -112,12 +75,12 @@ pub fn filled(x: PrimValue, n: usize) -> Buffer {
 
 /// An empty buffer of element type `t`.
 pub fn empty(t: PrimType) -> Buffer {
-    Buffer::new(to_vtype(t))
+    Buffer::new(t)
 }
 
 /// A buffer of the given elements, all of type `t`.
 pub fn from_values(t: PrimType, xs: impl IntoIterator<Item = PrimValue>) -> Result<Buffer> {
-    let mut b = Buffer::new(to_vtype(t));
+    let mut b = Buffer::new(t);
     for x in xs {
         push(&mut b, x)?;
     }
@@ -199,7 +162,7 @@ pub fn uint(v: PrimValue) -> i128 {
 
 /// The integer value by its type's signedness.
 pub fn int(v: PrimValue) -> i128 {
-    if v.ty().is_unsigned_int() || v.ty() == PrimType::Bool {
+    if v.ty().is_unsigned() || v.ty() == PrimType::Bool {
         uint(v)
     } else {
         sint(v)
@@ -247,7 +210,7 @@ pub fn from_f64(t: PrimType, x: f64) -> PrimValue {
 /// (NaN gives 0).
 fn float_to_int(x: f64, t: PrimType) -> i128 {
     let x = x.trunc();
-    if t.is_unsigned_int() && x >= 0.0 {
+    if t.is_unsigned() && x >= 0.0 {
         x as u64 as i128
     } else {
         x as i64 as i128

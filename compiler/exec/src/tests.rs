@@ -414,10 +414,15 @@ fn entry_arguments_are_checked() {
 #[test]
 fn cuda_backend_says_why_it_cannot_run() {
     // Without a driver (CI), opening fails with the reason instead of panicking.
+    struct Opens;
+    impl crate::UseBackend for Opens {
+        type Out = ();
+        fn with<B: crate::Backend + 'static>(self, _: B, _: &crate::Opened) {}
+    }
     if let Some(reason) = crate::cuda_unavailable_reason() {
-        let err = crate::CudaBackend::open(0)
-            .err()
-            .expect("no device, no backend");
+        let options = futhark_options::ExecOptions::default();
+        let err = crate::open_backend(crate::Target::Cuda, Some(1), &options, Opens)
+            .expect_err("no device, no backend");
         assert_eq!(err, ExecError::Backend(reason));
     }
 }

@@ -6,12 +6,12 @@
 
 use std::ops::Range;
 
-use futhark_exec::{Backend, CpuBackend, Executor, Multi, SplitPolicy};
+use futhark_exec::{Backend, CpuBackend, ExecOptions, Executor, Multi};
 use futhark_ir::soacs::Program;
 use futhark_values::{Value, compare_values};
 
 mod support;
-use support::{compile, values};
+use support::{compile, open_cpu, split_always, values};
 
 /// Row `i` costs `i²` loop iterations: with an even split the last device does most of the
 /// work (on 2 devices, 7/8 of it).
@@ -53,10 +53,11 @@ fn prefix_sums(xs: &[i64]) -> Vec<i64> {
 }
 
 fn executor(prog: &Program, devices: usize, balance: bool) -> Executor<Multi<CpuBackend>> {
-    let mut multi = Multi::new((0..devices).map(|_| CpuBackend::new()).collect()).unwrap();
-    multi.set_policy(SplitPolicy::Always);
-    multi.set_balancing(balance);
-    Executor::new(prog.clone(), multi).unwrap()
+    let options = ExecOptions {
+        balance,
+        ..split_always()
+    };
+    Executor::new(prog.clone(), open_cpu(devices, &options)).unwrap()
 }
 
 /// The rows of the one balanced kernel at its next launch.

@@ -3,18 +3,17 @@
 //! (`futhark_ir::husk`: row-written outputs are partitioned, scratch is private to each
 //! device). Checked end to end on simulated CPU devices against values worked out by hand.
 
-use futhark_exec::{Backend, CpuBackend, Executor, Multi, SplitPolicy};
+use futhark_exec::{Backend, Executor};
 use futhark_ir::soacs::Program;
 use futhark_values::{Value, compare_values};
 
 mod support;
-use support::{compile, values};
+use support::{compile, open_cpu, split_always, values};
 
 /// Runs `main` split over `devices` simulated devices; the results and the `--profile` lines
 /// saying what became of each kernel.
 fn run_split(prog: &Program, args: &str, devices: usize) -> (Vec<Value>, Vec<String>) {
-    let mut multi = Multi::new((0..devices).map(|_| CpuBackend::new()).collect()).unwrap();
-    multi.set_policy(SplitPolicy::Always);
+    let multi = open_cpu(devices, &split_always());
     let mut exec = Executor::new(prog.clone(), multi).unwrap();
     let out = exec.call_entry("main", values(args)).unwrap();
     let husks = exec
@@ -105,8 +104,7 @@ fn row_local_reads_take_only_the_pieces_rows() {
         .collect();
     let bytes = (n * m * 8) as u64;
     for devices in 1..=4 {
-        let mut multi = Multi::new((0..devices).map(|_| CpuBackend::new()).collect()).unwrap();
-        multi.set_policy(SplitPolicy::Always);
+        let multi = open_cpu(devices, &split_always());
         let mut exec = Executor::new(prog.clone(), multi).unwrap();
         let got = exec.call_entry("main", values(&text(&rows))).unwrap();
         compare_values(&values(&text(&want)), &got)

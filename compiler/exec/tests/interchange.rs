@@ -4,12 +4,12 @@
 //! CPU executor's results, on one device and split over three, are compared with values
 //! worked out by hand.
 
-use futhark_exec::{CpuBackend, Executor, Multi, SplitPolicy};
+use futhark_exec::{CpuBackend, Executor};
 use futhark_ir::soacs::{Body, Exp, Program};
 use futhark_values::{Value, compare_values};
 
 mod support;
-use support::{compile, values};
+use support::{compile, open_cpu, split_always, values};
 
 /// Whether a body holds, at host level, a loop whose body launches kernels.
 fn host_loop_of_launches(b: &Body) -> bool {
@@ -32,8 +32,7 @@ fn run_cpu(prog: &Program, args: &str) -> Vec<Value> {
 }
 
 fn run_split(prog: &Program, args: &str, devices: usize) -> Vec<Value> {
-    let mut multi = Multi::new((0..devices).map(|_| CpuBackend::new()).collect()).unwrap();
-    multi.set_policy(SplitPolicy::Always);
+    let multi = open_cpu(devices, &split_always());
     let mut exec = Executor::new(prog.clone(), multi).unwrap();
     exec.call_entry("main", values(args)).unwrap()
 }

@@ -12,6 +12,9 @@ use futhark_ir::{
 };
 use futhark_values::Buffer;
 
+#[allow(dead_code)] // the compiling and value helpers are other tests' own
+mod support;
+
 fn decl(name: &str, shape: Vec<Size>) -> ArrayDecl {
     ArrayDecl {
         name: name.into(),
@@ -203,9 +206,11 @@ fn run_whole(kd: &KernelDef, sizes: &[i64], inputs: &[Result<Vec<i64>, usize>]) 
 }
 
 fn multi(devices: usize, policy: SplitPolicy) -> Multi<CpuBackend> {
-    let mut m = Multi::new((0..devices).map(|_| CpuBackend::new()).collect()).unwrap();
-    m.set_policy(policy);
-    m
+    let options = futhark_exec::ExecOptions {
+        split: policy,
+        ..futhark_exec::ExecOptions::default()
+    };
+    support::open_cpu(devices, &options)
 }
 
 #[test]

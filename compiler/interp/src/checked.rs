@@ -11,7 +11,6 @@ use futhark_check::{
     CheckContext, CheckedFile, DefInfo, DefKind, Size, TParam, Type, TypeInfo, VName,
 };
 use futhark_syntax::{Diagnostic, FileId, Severity, Span};
-use futhark_values::PrimType;
 
 use crate::program::{Program, SizeExpr, SourceUnit, TypeHints};
 use crate::value::{TypeDesc, field_order};
@@ -137,9 +136,7 @@ fn absorb(
     rows: &HashMap<Span, Type>,
 ) {
     for (span, t) in lits {
-        if let Some(p) = prim(*t) {
-            hints.literal_types.insert(*span, p);
-        }
+        hints.literal_types.insert(*span, *t);
     }
     for (span, t) in rows {
         hints.array_row_types.insert(*span, desc(t));
@@ -242,14 +239,10 @@ fn size_expr(s: &Size) -> Option<SizeExpr> {
     })
 }
 
-fn prim(t: futhark_check::PrimType) -> Option<PrimType> {
-    PrimType::from_name(t.name())
-}
-
 /// The run-time layout of a checked type (unknown sizes become 0).
 pub fn desc(t: &Type) -> TypeDesc {
     match t {
-        Type::Prim(p) => prim(*p).map_or(TypeDesc::Opaque, TypeDesc::Prim),
+        Type::Prim(p) => TypeDesc::Prim(*p),
         Type::Array(a) => {
             let dims = a
                 .shape

@@ -157,7 +157,7 @@ impl PipeF32 for Prim {
 /// The signed value of an integer's bit pattern at its own width.
 fn signed_value(a: Prim) -> Option<i128> {
     let bits = a.int_bits()?;
-    Some(match a.ty().size() {
+    Some(match a.ty().size_bytes() {
         1 => bits as u8 as i8 as i128,
         2 => bits as u16 as i16 as i128,
         4 => bits as u32 as i32 as i128,

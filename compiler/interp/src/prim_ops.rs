@@ -760,7 +760,7 @@ pub fn float_to_bits(a: Prim) -> Result<Prim, ArithError> {
 /// `bitstofp`: an integer's bits as the float of the same width.
 pub fn bits_to_float(a: Prim) -> Result<Prim, ArithError> {
     let bits = a.int_bits().ok_or(ArithError::BadOperands)?;
-    Ok(match a.ty().size() {
+    Ok(match a.ty().size_bytes() {
         2 => Prim::F16(f16::from_bits(bits as u16)),
         4 => Prim::F32(f32::from_bits(bits as u32)),
         8 => Prim::F64(f64::from_bits(bits)),

@@ -1,4 +1,5 @@
-//! Primitive types and constants of the kernel IR.
+//! Primitive types (the one `futhark_prim::PrimType`, re-exported) and constants of the
+//! kernel IR.
 //!
 //! Every scalar in a kernel body has one of twelve primitive types. Constants carry their type
 //! (`PrimValue`), so a neutral element or a literal never needs inference. `f16` constants are
@@ -7,93 +8,7 @@
 
 use std::fmt;
 
-/// A primitive (scalar) type.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum PrimType {
-    Bool,
-    I8,
-    I16,
-    I32,
-    I64,
-    U8,
-    U16,
-    U32,
-    U64,
-    F16,
-    F32,
-    F64,
-}
-
-impl PrimType {
-    /// Every primitive type, in a fixed order (tests iterate over this).
-    pub const ALL: [PrimType; 12] = [
-        PrimType::Bool,
-        PrimType::I8,
-        PrimType::I16,
-        PrimType::I32,
-        PrimType::I64,
-        PrimType::U8,
-        PrimType::U16,
-        PrimType::U32,
-        PrimType::U64,
-        PrimType::F16,
-        PrimType::F32,
-        PrimType::F64,
-    ];
-
-    /// Size of one element in bytes (`bool` is stored as one byte).
-    pub fn size_bytes(self) -> usize {
-        match self {
-            PrimType::Bool | PrimType::I8 | PrimType::U8 => 1,
-            PrimType::I16 | PrimType::U16 | PrimType::F16 => 2,
-            PrimType::I32 | PrimType::U32 | PrimType::F32 => 4,
-            PrimType::I64 | PrimType::U64 | PrimType::F64 => 8,
-        }
-    }
-
-    pub fn is_float(self) -> bool {
-        matches!(self, PrimType::F16 | PrimType::F32 | PrimType::F64)
-    }
-
-    pub fn is_int(self) -> bool {
-        !self.is_float() && self != PrimType::Bool
-    }
-
-    pub fn is_signed_int(self) -> bool {
-        matches!(
-            self,
-            PrimType::I8 | PrimType::I16 | PrimType::I32 | PrimType::I64
-        )
-    }
-
-    pub fn is_unsigned_int(self) -> bool {
-        self.is_int() && !self.is_signed_int()
-    }
-
-    /// The Futhark spelling of the type (`i32`, `f16`, `bool`).
-    pub fn name(self) -> &'static str {
-        match self {
-            PrimType::Bool => "bool",
-            PrimType::I8 => "i8",
-            PrimType::I16 => "i16",
-            PrimType::I32 => "i32",
-            PrimType::I64 => "i64",
-            PrimType::U8 => "u8",
-            PrimType::U16 => "u16",
-            PrimType::U32 => "u32",
-            PrimType::U64 => "u64",
-            PrimType::F16 => "f16",
-            PrimType::F32 => "f32",
-            PrimType::F64 => "f64",
-        }
-    }
-}
-
-impl fmt::Display for PrimType {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
-    }
-}
+pub use futhark_prim::PrimType;
 
 /// A typed constant.
 #[derive(Clone, Copy, Debug, PartialEq)]

@@ -16,7 +16,6 @@ use crate::apply::ret_types;
 use crate::error::{LResult, LowerError};
 use crate::modenv::{Binding, Env, Found};
 use crate::state::Lowerer;
-use crate::types::prim;
 use crate::value::{Ctx, Value};
 
 /// One IR input made for an entry parameter: the parameter and, per dimension, the
@@ -243,7 +242,7 @@ impl<'a> Lowerer<'a> {
                     dims.push(SubExp::Var(sp.name.clone()));
                     size_params.push(sp);
                 }
-                let ty = Type::array(prim(*p), dims);
+                let ty = Type::array(*p, dims);
                 let param = self.param("in", ty.clone());
                 let v = Value::Atom(SubExp::Var(param.name.clone()), ty);
                 inputs.push(Input {

@@ -13,7 +13,7 @@ use futhark_syntax::ast::{Exp, ExpKind, LitKind, Literal, QualName, RecordField}
 use crate::error::{LResult, LowerError};
 use crate::modenv::{Binding, Found, member_mod, member_val};
 use crate::state::{Lowerer, int_const};
-use crate::types::{layout_of, prim, vty_of};
+use crate::types::{layout_of, vty_of};
 use crate::value::{Closure, Ctx, Inst, Value};
 
 /// How deep expressions may nest before lowering gives up (instead of overflowing).
@@ -352,7 +352,7 @@ impl<'a> Lowerer<'a> {
     /// The value of a literal, typed as the checker decided (or as `want` for patterns).
     pub fn literal(&self, lit: &Literal, want: Option<PrimType>) -> LResult<PrimValue> {
         let info = self.info(lit.span)?;
-        let ty = want.or_else(|| info.literal_types.get(&lit.span).map(|t| prim(*t)));
+        let ty = want.or_else(|| info.literal_types.get(&lit.span).copied());
         Ok(match &lit.kind {
             LitKind::Bool(b) => PrimValue::Bool(*b),
             LitKind::Char(c) => int_const(ty.unwrap_or(PrimType::I32), *c as i128),
@@ -362,7 +362,7 @@ impl<'a> Lowerer<'a> {
                 suffix,
             } => {
                 let t = ty
-                    .or(suffix.map(|s| prim(futhark_check::PrimType::from_suffix(s))))
+                    .or(suffix.map(|s| s.prim_type()))
                     .unwrap_or(PrimType::I32);
                 let x = *value as i128;
                 let x = if *negative { x.wrapping_neg() } else { x };
@@ -379,7 +379,7 @@ impl<'a> Lowerer<'a> {
                 suffix,
             } => {
                 let t = ty
-                    .or(suffix.map(|s| prim(futhark_check::PrimType::from_suffix(s))))
+                    .or(suffix.map(|s| s.prim_type()))
                     .unwrap_or(PrimType::F64);
                 let x = f64::from_bits(*bits);
                 let (x, text) = if *negative {

@@ -86,7 +86,7 @@ fn parse_prim(name: &str) -> Option<PrimOp> {
     // Conversions: `op_from_to`.
     let parts: Vec<&str> = name.split('_').collect();
     if let [op, _, to] = parts.as_slice()
-        && let Some(to) = PrimType::ALL.into_iter().find(|t| t.name() == *to)
+        && let Some(to) = PrimType::from_name(to)
     {
         let c = match *op {
             "zext" => ConvOp::ZExt(to),
@@ -202,7 +202,7 @@ impl<'a> Lowerer<'a> {
             .map_err(|_| LowerError::internal(Some(span), "arity of a binary operator"))?;
         let (a, b) = (atom(&a, span)?, atom(&b, span)?);
         let t = self.prim_of(&a);
-        let (float, unsigned) = (t.is_float(), t.is_unsigned_int());
+        let (float, unsigned) = (t.is_float(), t.is_unsigned());
         let bin = match op {
             "+" => Some(BinOp::Add),
             "-" => Some(BinOp::Sub),

@@ -69,7 +69,7 @@ pub struct Lowerer<'a> {
     /// the last resort for evaluating a size term.
     pub size_ids: HashMap<u64, SubExp>,
     /// The source location given to the statements emitted now (see [`Lowerer::located`]).
-    pub loc: Option<Rc<str>>,
+    pub loc: Option<std::sync::Arc<str>>,
     /// The application of the SOAC intrinsic being lowered, which its statement is located
     /// at when no enclosing operation gave one (so a host-loop fallback can say where).
     pub soac_site: Option<Span>,
@@ -120,7 +120,7 @@ impl<'a> Lowerer<'a> {
     /// run-time errors they raise: an index, an update, a division).
     pub fn located<T>(&mut self, span: Span, f: impl FnOnce(&mut Self) -> T) -> T {
         let span = self.next_located.take().unwrap_or(span);
-        let loc: Rc<str> = self.location_with_frames(span).into();
+        let loc: std::sync::Arc<str> = self.location_with_frames(span).into();
         let outer = self.loc.replace(loc);
         let r = f(self);
         self.loc = outer;
@@ -327,7 +327,7 @@ impl<'a> Lowerer<'a> {
         {
             return SubExp::i64(x as i64);
         }
-        let op = if t.is_unsigned_int() {
+        let op = if t.is_unsigned() {
             ConvOp::ZExt(PrimType::I64)
         } else {
             ConvOp::SExt(PrimType::I64)

@@ -18,18 +18,10 @@ use crate::error::{LResult, LowerError};
 use crate::state::{Lowerer, zero};
 use crate::value::{SumLayout, TSubst, VTy, Value, field_order};
 
-/// The IR primitive type of a checker primitive type.
-pub fn prim(t: futhark_check::PrimType) -> PrimType {
-    PrimType::ALL
-        .into_iter()
-        .find(|p| p.name() == t.name())
-        .unwrap_or(PrimType::Bool)
-}
-
 /// The shape of values of a checker type.
 pub fn vty_of(t: &CType, tsubst: &TSubst, span: Span) -> LResult<VTy> {
     Ok(match t {
-        CType::Prim(p) => VTy::Prim(prim(*p)),
+        CType::Prim(p) => VTy::Prim(*p),
         CType::Array(a) => {
             let mut v = vty_of(&a.elem, tsubst, span)?;
             for _ in &a.shape {

@@ -4,13 +4,10 @@
 
 use std::collections::HashMap;
 use std::path::Path;
-use std::sync::Arc;
 
+use futhark_check::FileScope;
 use futhark_check::env::Scheme;
-use futhark_check::{CheckContext, FileScope};
-use futhark_db::{Database, File};
-use futhark_syntax::FileId;
-use futhark_syntax::ast::{Dec, DecKind, Exp, ValKeyword};
+use futhark_syntax::ast::{Dec, DecKind, ValKeyword};
 
 use crate::compiled::{CELL_ENTRY, Layout};
 /// Whether `name` occurs in `text` as a whole word (an identifier token, or a part of a
@@ -108,7 +105,7 @@ pub(crate) fn let_binding(decs: &[Dec], scope: &FileScope) -> Option<(String, La
         return None;
     }
     let name = vb.name.name.clone();
-    let layout = match &scope.env.vals.get(name.as_str())?.scheme {
+    let layout = match &*scope.env.vals.get(name.as_str())?.scheme {
         Scheme::Poly(ps, t) if ps.is_empty() => Layout::of(t)?,
         _ => return None,
     };
@@ -135,147 +132,6 @@ pub(crate) fn collect_names(d: &Dec, out: &mut Vec<String>) {
     }
 }
 
-/// Parses a cell. `futhark_syntax::parse_cell` reads a cell that starts with an attribute
-/// as declarations; an attributed expression (`#[trace] e`) is tried as an expression when
-/// that fails.
-pub(crate) fn parse_cell(id: FileId, text: &str) -> futhark_syntax::Cell {
-    let cell = futhark_syntax::parse_cell(id, text);
-    if cell.errors.is_empty() || !text.trim_start().starts_with("#[") {
-        return cell;
-    }
-    match futhark_syntax::parse_exp(id, text) {
-        (Some(exp), errors) if errors.is_empty() => futhark_syntax::Cell {
-            decs: Vec::new(),
-            exp: Some(exp),
-            errors,
-        },
-        _ => cell,
-    }
-}
-
-/// A cell of declarations followed by an expression on a line of its own at column 0, as
-/// notebooks invite (`def sq (x: i32) = x * x` then `sq 3`); Futhark's grammar alone would
-/// read the expression as part of the last definition's body (`x * x sq 3`).
-pub(crate) struct SplitCell {
-    /// Where the expression's line starts.
-    pub at: usize,
-    pub decs: Vec<Dec>,
-    pub exp: Exp,
-    /// The cell's text with the declarations blanked (newlines kept), so the expression
-    /// keeps its offsets.
-    pub exp_text: String,
-}
-
-/// Words that start a declaration (a line starting with one is no expression).
-const DEC_WORDS: [&str; 9] = [
-    "def", "let", "type", "module", "open", "import", "local", "entry", "include",
-];
-
-/// Splits a cell into declarations and a final expression (see [`SplitCell`]); `None` when
-/// the cell is not of that form.
-pub(crate) fn split_cell(id: FileId, text: &str) -> Option<SplitCell> {
-    let starts = text
-        .match_indices('\n')
-        .map(|(i, _)| i + 1)
-        // Room for the `def it = ` the expression is evaluated as.
-        .filter(|&i| i > "def it = ".len() && i < text.len());
-    for at in starts {
-        let line = &text[at..];
-        let first = line.chars().next()?;
-        let word: String = line
-            .chars()
-            .take_while(|c| c.is_alphanumeric() || *c == '_')
-            .collect();
-        if first.is_whitespace() || line.starts_with("--") || DEC_WORDS.contains(&word.as_str()) {
-            continue;
-        }
-        let head = futhark_syntax::parse_cell(id, &text[..at]);
-        if !head.errors.is_empty() || head.decs.is_empty() || head.exp.is_some() {
-            continue;
-        }
-        let exp_text: String = text[..at]
-            .chars()
-            .map(|c| if c == '\n' { c } else { ' ' })
-            .chain(line.chars())
-            .collect();
-        if let (Some(exp), errors) = futhark_syntax::parse_exp(id, &exp_text)
-            && errors.is_empty()
-        {
-            return Some(SplitCell {
-                at,
-                decs: head.decs,
-                exp,
-                exp_text,
-            });
-        }
-    }
-    None
-}
-
-/// The scopes of the files `file` imports, by the path as written.
-pub(crate) fn import_scopes(db: &Database, file: File) -> HashMap<String, Arc<FileScope>> {
-    let mut out = HashMap::new();
-    for dep in futhark_db::imports(db, file) {
-        if let Some(target) = dep.target {
-            out.insert(
-                dep.written.clone(),
-                futhark_db::check(db, target).0.scope.clone(),
-            );
-        }
-    }
-    out
-}
-
-/// The checker's scope after `def it = exp`, built from the parsed expression so that its
-/// spans stay the user's. `None` if that binding does not check (the value is still shown).
-pub(crate) fn bind_it(
-    ctx: &CheckContext,
-    scope: &FileScope,
-    file: FileId,
-    exp: Exp,
-    imports: &dyn Fn(&str) -> Option<Arc<FileScope>>,
-) -> Option<Arc<FileScope>> {
-    let template = futhark_syntax::parse_cell(file, "def it = 0");
-    let mut dec = template.decs.into_iter().next()?;
-    // The template's own spans point into text that does not exist; make them empty spans
-    // at the expression's start so nothing points past the cell's end.
-    let at = futhark_syntax::Span::new(file, exp.span.start, exp.span.start);
-    dec.span = at;
-    match &mut dec.kind {
-        DecKind::Val(vb) => {
-            vb.name.span = at;
-            vb.span = exp.span;
-            vb.body = exp;
-        }
-        _ => return None,
-    }
-    let checked = futhark_check::check_decs_incremental(ctx, scope, file, &[dec], imports);
-    if checked.diagnostics.iter().any(|d| d.is_error()) {
-        return None;
-    }
-    Some(checked.scope)
-}
-
-#[cfg(test)]
-mod split_tests {
-    use super::*;
-
-    #[test]
-    fn declarations_then_an_expression_line() {
-        let id = FileId(7);
-        let text = "def sq (x: i32) = x * x\nsq 3";
-        let split = split_cell(id, text).expect("splits");
-        assert_eq!(split.at, 24);
-        assert_eq!(split.decs.len(), 1);
-        assert_eq!(&split.exp_text[24..], "sq 3");
-        assert_eq!(split.exp.span.start, 24);
-        // Indented continuations, lone declarations and lone expressions do not split.
-        assert!(split_cell(id, "def f (x: i32) =\n  x + 1").is_none());
-        assert!(split_cell(id, "def a = 1\ndef b = 2").is_none());
-        assert!(split_cell(id, "1 +\n2").is_none());
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -298,7 +154,10 @@ mod tests {
             Some(Path::new("dir/prog.fut")),
             &[decl("def x = 1", &["x"]), decl("import \"lib\"", &[])],
             "x + it",
-            &[("it".to_string(), Layout::Array(1, "f32".to_string()))],
+            &[(
+                "it".to_string(),
+                Layout::Array(1, futhark_ir::PrimType::F32),
+            )],
         );
         assert_eq!(
             text.as_deref(),
@@ -321,7 +180,7 @@ mod tests {
             decl("def z = y * 2", &["z"]),
             decl("def w = 5i32", &["w"]),
         ];
-        let it = [("it".to_string(), Layout::Scalar("i32".to_string()))];
+        let it = [("it".to_string(), Layout::Scalar(futhark_ir::PrimType::I32))];
         // `y` must not fall back to the older `def y = 1i32`, nor `z` compute from it.
         let e = program_text(None, &decls, "y + 1", &it).expect_err("y is left out");
         assert!(e.contains("`y` is defined from `it`"), "{e}");
@@ -344,7 +203,7 @@ mod tests {
         };
         // `def x = 3i32`, then `let x = iota 5` kept resident: `x` is the parameter.
         let decls = [decl("def x = 3i32", &["x"]), decl("def w = 1i32", &["w"])];
-        let x = [("x".to_string(), Layout::Array(1, "i64".to_string()))];
+        let x = [("x".to_string(), Layout::Array(1, futhark_ir::PrimType::I64))];
         let p = program_text(None, &decls, "i64.sum x", &x).expect("x is a parameter");
         assert!(!p.contains("def x") && p.contains("(x: []i64)"), "{p}");
         assert!(p.contains("def w = 1i32"), "{p}");

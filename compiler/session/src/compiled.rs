@@ -37,10 +37,10 @@ pub const CELL_ENTRY: &str = "futhark_cell";
 /// keep and show from the compiled path.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Layout {
-    /// A primitive (its Futhark name).
-    Scalar(String),
-    /// An array of primitives: rank and element name.
-    Array(usize, String),
+    /// A primitive.
+    Scalar(PrimType),
+    /// An array of primitives: rank and element type.
+    Array(usize, PrimType),
     /// A tuple of these (never empty).
     Tuple(Vec<Layout>),
 }
@@ -50,9 +50,9 @@ impl Layout {
     /// records, sums, arrays of tuples, type variables).
     pub fn of(ty: &Type) -> Option<Layout> {
         match ty {
-            Type::Prim(p) => Some(Layout::Scalar(p.to_string())),
+            Type::Prim(p) => Some(Layout::Scalar(*p)),
             Type::Array(a) => match &a.elem {
-                Type::Prim(p) => Some(Layout::Array(a.shape.len(), p.to_string())),
+                Type::Prim(p) => Some(Layout::Array(a.shape.len(), *p)),
                 _ => None,
             },
             Type::Record(fields) if !fields.is_empty() => {
@@ -77,7 +77,7 @@ impl Layout {
     /// The type as written in a parameter annotation (sizes left anonymous).
     pub fn annotation(&self) -> String {
         match self {
-            Layout::Scalar(p) => p.clone(),
+            Layout::Scalar(p) => p.to_string(),
             Layout::Array(rank, p) => format!("{}{p}", "[]".repeat(*rank)),
             Layout::Tuple(ts) => format!(
                 "({})",
@@ -107,10 +107,10 @@ impl Layout {
         match self {
             Layout::Scalar(p) => it
                 .next()
-                .is_some_and(|v| v.rank() == 0 && v.elem_type().name() == p),
+                .is_some_and(|v| v.rank() == 0 && v.elem_type() == *p),
             Layout::Array(r, p) => it
                 .next()
-                .is_some_and(|v| v.rank() == *r && v.elem_type().name() == p),
+                .is_some_and(|v| v.rank() == *r && v.elem_type() == *p),
             Layout::Tuple(ts) => ts.iter().all(|t| t.fits_iter(it)),
         }
     }
@@ -654,7 +654,7 @@ fn ir_args<D>(f: &FunDef, vals: Vec<Val<D>>) -> Result<Vec<Val<D>>, ExecError> {
 
 /// A host value as an executor value.
 fn from_host<D>(v: fv::Value) -> Val<D> {
-    let elem = ir_prim(v.elem_type());
+    let elem = v.elem_type();
     let (shape, buf) = v.into_parts();
     if shape.is_empty()
         && let Some(p) = first(&buf)
@@ -662,24 +662,6 @@ fn from_host<D>(v: fv::Value) -> Val<D> {
         return Val::Prim(p);
     }
     Val::Arr(Array::host(elem, shape, buf))
-}
-
-fn ir_prim(t: fv::PrimType) -> PrimType {
-    use fv::PrimType as V;
-    match t {
-        V::Bool => PrimType::Bool,
-        V::I8 => PrimType::I8,
-        V::I16 => PrimType::I16,
-        V::I32 => PrimType::I32,
-        V::I64 => PrimType::I64,
-        V::U8 => PrimType::U8,
-        V::U16 => PrimType::U16,
-        V::U32 => PrimType::U32,
-        V::U64 => PrimType::U64,
-        V::F16 => PrimType::F16,
-        V::F32 => PrimType::F32,
-        V::F64 => PrimType::F64,
-    }
 }
 
 fn first(buf: &Buffer) -> Option<PrimValue> {
@@ -772,9 +754,9 @@ mod tests {
 
     #[test]
     fn layouts_of_types() {
-        let arr = Layout::Array(2, "f32".into());
+        let arr = Layout::Array(2, PrimType::F32);
         assert_eq!(arr.annotation(), "[][]f32");
-        let t = Layout::Tuple(vec![Layout::Scalar("i32".into()), arr]);
+        let t = Layout::Tuple(vec![Layout::Scalar(PrimType::I32), arr]);
         assert_eq!(t.annotation(), "(i32, [][]f32)");
         assert_eq!(t.count(), 2);
         let vals = vec![
@@ -789,7 +771,7 @@ mod tests {
 
     #[test]
     fn results_stay_resident_and_move_between_backends() {
-        let layout = Layout::Array(1, "i64".into());
+        let layout = Layout::Array(1, PrimType::I64);
         let mut a = cpu();
         let r = a
             .run(
@@ -839,7 +821,7 @@ mod tests {
 
     #[test]
     fn failures_are_classified() {
-        let layout = Layout::Scalar("i64".into());
+        let layout = Layout::Scalar(PrimType::I64);
         let mut a = cpu();
         let prog = program(&format!("entry {CELL_ENTRY} = [1i64, 2][3]"));
         assert!(matches!(

@@ -251,7 +251,7 @@ pub fn is_complete(text: &str, marker: char) -> Completeness {
     {
         return Completeness::Incomplete;
     }
-    let cell = crate::cell_program::parse_cell(FileId(0), text);
+    let cell = futhark_db::parse_cell(FileId(0), text);
     match cell.errors.first() {
         None => Completeness::Complete,
         Some(e) if e.span.start >= end => Completeness::Incomplete,

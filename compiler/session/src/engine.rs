@@ -1,15 +1,19 @@
 //! [`Session`]: the incremental evaluation engine behind the REPL and the notebook.
 //!
 //! Each cell is parsed, type-checked against the scope that earlier cells built, and only
-//! then evaluated by the interpreter's thread. The checker's scope is replaced only when the
-//! whole cell succeeded, so a syntax, type or run-time error leaves the session as it was.
-//! Every cell's text is a file of the salsa database (named `[N]`), so diagnostics render
-//! with source excerpts like any file's.
+//! then evaluated by the interpreter's thread. Every cell's text is a file of the salsa
+//! database (named `[N]`), so diagnostics render with source excerpts like any file's, and
+//! checking it is the database's tracked query `futhark_db::check_cell`, over the cell's
+//! text and the environment the session stands in ([`CellChain`]: the prelude, the loaded
+//! program, an earlier cell, or every so often a snapshot of the scope so that the chain
+//! stays short). The session's environment moves on only when a cell (or its declarations)
+//! succeeded, so a syntax, type or run-time error leaves the session as it was; after each
+//! cell the database drops all but the recent cells' checks (`Database::trim_cells`).
 //!
-//! An expression cell binds its value to `it`: the checker sees `def it = <exp>` built
-//! from the parsed expression (so its spans are the user's), and the interpreter evaluates
-//! the text `def it = <exp>` and then `it` (the [`SpanMap`](crate::spans::SpanMap) removes
-//! the prefix from locations).
+//! An expression cell binds its value to `it`: the checker types the expression once and
+//! binds `it` as `def it = <exp>` would (`futhark_check::check_exp_cell`), and the
+//! interpreter evaluates the text `def it = <exp>` and then `it` (the
+//! [`SpanMap`](crate::spans::SpanMap) removes the prefix from locations).
 //!
 //! When the placement is compiled (CUDA, or the CPU executor), an expression cell is
 //! compiled instead, as the entry point of a program made of the loaded file, the
@@ -30,16 +34,14 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use futhark_check::{CheckContext, FileScope};
-use futhark_db::{Database, File, IrStage};
+use futhark_db::{CellChain, CellEnv, Database, File, IrStage};
 use futhark_exec::{ExecOptions, Opened, Target, UseBackend};
 use futhark_interp::RuntimeError;
 use futhark_syntax::{Diagnostic, Severity};
 
 use crate::backend::{BackendChoice, Device, Placement, place, probe_gpus};
 use crate::cell_errors::{cell_position, compiled_error, runtime_error, split_diagnostics};
-use crate::cell_program::{
-    DeclCell, bind_it, import_scopes, mentions, parse_cell, program_text, split_cell,
-};
+use crate::cell_program::{DeclCell, mentions, program_text};
 use crate::compiled::{CELL_ENTRY, Compiled, Layout, Ran, RunError, Runner};
 use crate::format::{FormatOptions, format_value};
 use crate::outcome::{CellError, CellOutcome, ErrorKind, Evaluated, Profile, Shown, Timing};
@@ -121,6 +123,9 @@ pub struct LoadReport {
 pub struct Session {
     db: Database,
     ctx: &'static CheckContext,
+    /// Where the next cell's names come from.
+    chain: CellChain,
+    /// The scope of `chain`'s environment.
     scope: Arc<FileScope>,
     /// Top-level definitions of the loaded program and the cells (for size arguments).
     defs: Defs,
@@ -171,7 +176,8 @@ impl Session {
         let mut session = Session {
             db,
             ctx,
-            scope: Arc::new(ctx.initial_scope()),
+            chain: CellChain::new(CellEnv::Prelude),
+            scope: futhark_db::prelude_scope(),
             defs: built.defs,
             worker,
             interrupt,
@@ -486,6 +492,7 @@ impl Session {
         // check of the file (done above) keeps that scope, so the file is checked once.
         let visible = futhark_db::check(&self.db, file).0.visible.clone();
         self.worker = worker;
+        self.chain = CellChain::new(CellEnv::Loaded(file));
         self.scope = visible;
         self.defs = built.defs;
         self.loaded = Some(path.to_path_buf());
@@ -515,7 +522,8 @@ impl Session {
                 let root = self.db.set_file(program::EMPTY_ROOT, "");
                 let built = program::build(&self.db, root);
                 self.worker = start_worker(built.program, self.interrupt.clone())?;
-                self.scope = Arc::new(self.ctx.initial_scope());
+                self.chain = CellChain::new(CellEnv::Prelude);
+                self.scope = futhark_db::prelude_scope();
                 self.defs = built.defs;
                 self.forget_cells();
                 Ok(LoadReport {
@@ -541,6 +549,8 @@ impl Session {
         };
         let result = self.eval_inner(number, text, on_trace, &mut timing, &mut warnings, &mut ran);
         timing.total = start.elapsed();
+        // Only the recent cells' checks are kept (each holds a scope).
+        self.db.trim_cells();
         if result.is_ok() {
             self.last = Some(timing);
             let cell = LastCell {
@@ -580,13 +590,15 @@ impl Session {
         let name = format!("[{number}]");
         let file = self.db.set_file(&name, text);
         let id = file.id(&self.db);
-        let cell = parse_cell(id, text);
-        if !cell.errors.is_empty() {
-            return Err(CellError::from_diagnostics(ErrorKind::Syntax, cell.errors));
+        let cell = futhark_db::Cell::new(&self.db, file, self.chain.env());
+        let checked = futhark_db::check_cell(&self.db, cell).0.clone();
+        timing.check = check_start.elapsed();
+        if !checked.syntax.is_empty() {
+            return Err(CellError::from_diagnostics(
+                ErrorKind::Syntax,
+                checked.syntax.clone(),
+            ));
         }
-        let imports = import_scopes(&self.db, file);
-        let imports = |p: &str| imports.get(p).cloned();
-        let mut scope = self.scope.clone();
         let origin = |shift: usize| Origin {
             shift: shift as u32,
             name: name.clone(),
@@ -594,38 +606,32 @@ impl Session {
         };
         // Declarations followed by an expression line: the declarations run first, then
         // the expression is evaluated from the same file with the declarations blanked.
-        let split = split_cell(id, text);
-        let (decs, exp, exp_text, at) = match split {
-            Some(sc) => (sc.decs, Some(sc.exp), Some(sc.exp_text), sc.at),
-            None => (cell.decs, cell.exp, None, text.len()),
-        };
-        if !decs.is_empty() {
-            let decl_text = &text[..at];
+        if let Some(decls) = &checked.decls {
             let names = self.declare(
                 Decl {
                     id,
-                    text: decl_text,
-                    decs: &decs,
+                    text: &text[..checked.exp_at],
+                    decs: &checked.decs,
+                    checked: decls,
+                    env: CellEnv::Declared(cell),
                     origin: origin(0),
                 },
-                &imports,
                 on_trace,
                 timing,
                 warnings,
                 ran,
             )?;
-            let Some(_) = exp else {
+            if checked.exp.is_none() {
                 return Ok(Evaluated::Declared(names));
-            };
-            scope = self.scope.clone();
+            }
         }
-        let Some(exp) = exp else {
-            timing.check = check_start.elapsed();
+        let Some(cell_exp) = &checked.checked_exp else {
             return Ok(Evaluated::Nothing);
         };
+        let hints_start = Instant::now();
         // The expression's text as the interpreter sees it: `def it = <exp>`, or over the
         // blanked declarations so that offsets stay the file's.
-        let (text, it_text, shift) = match &exp_text {
+        let (text, it_text, shift) = match &checked.exp_text {
             Some(t) => (
                 t.as_str(),
                 format!("{IT_PREFIX}{}", &t[IT_PREFIX.len()..]),
@@ -633,17 +639,15 @@ impl Session {
             ),
             None => (text, format!("{IT_PREFIX}{text}"), IT_PREFIX.len()),
         };
-        let checked = futhark_check::check_exp(self.ctx, &scope, id, &exp);
-        split_diagnostics(checked.diagnostics, warnings)?;
-        let ty = checked.ty.to_string();
-        let layout = Layout::of(&checked.ty);
+        split_diagnostics(cell_exp.exp.diagnostics.clone(), warnings)?;
+        let ty = cell_exp.exp.ty.to_string();
+        let layout = Layout::of(&cell_exp.exp.ty);
         let hints = program::shift_hints(
-            program::hints_for(self.ctx, &checked.info, &self.defs),
+            program::hints_for(self.ctx, &cell_exp.exp.info, &self.defs),
             id,
             shift as u32,
         );
-        let with_it = bind_it(self.ctx, &scope, id, exp, &imports);
-        timing.check = check_start.elapsed();
+        timing.check += hints_start.elapsed();
         self.last_program = Some(self.cell_program(text));
         self.last_exp = text.to_string();
         let mut parts = vec![
@@ -678,10 +682,7 @@ impl Session {
                     // The interpreter evaluates `def it = …` when it next runs a cell.
                     parts.truncate(1);
                     self.pending.extend(parts);
-                    if let Some(s) = with_it {
-                        scope = s;
-                    }
-                    self.scope = scope;
+                    self.move_to(CellEnv::After(cell), checked.after().clone());
                     let text = format_value(&value, self.options.format);
                     return Ok(Evaluated::Value(Shown { value, ty, text }));
                 }
@@ -718,10 +719,7 @@ impl Session {
         }
         self.flush_pending()?;
         let value = self.run(parts, on_trace, timing)?;
-        if let Some(s) = with_it {
-            scope = s;
-        }
-        self.scope = scope;
+        self.move_to(CellEnv::After(cell), checked.after().clone());
         // The interpreter's result becomes the resident `it` where it has a data form, so
         // a later compiled cell can use it; otherwise the compiled path forgets `it`.
         if let Some(r) = &mut self.runner {
@@ -740,6 +738,13 @@ impl Session {
             }
             None => Ok(Evaluated::Nothing),
         }
+    }
+
+    /// Moves the session on to `env`, whose scope is `scope` (a cell, or its declarations,
+    /// succeeded).
+    fn move_to(&mut self, env: CellEnv, scope: Arc<FileScope>) {
+        self.chain.advance(&self.db, env, &scope);
+        self.scope = scope;
     }
 
     /// Runs the last expression cell's program on the compiled backend; its result stays

@@ -60,7 +60,7 @@ pub fn value_scheme(scope: &FileScope, qualified: &str) -> Option<String> {
     let mut parts: Vec<&str> = qualified.trim().split('.').collect();
     let last = parts.pop()?;
     let env = module_env(&scope.env, &parts)?;
-    match &env.vals.get(last)?.scheme {
+    match &*env.vals.get(last)?.scheme {
         Scheme::Poly(ps, t) if !ps.is_empty() => Some(format!("{}{t}", tparams_prefix(ps))),
         _ => None,
     }
@@ -81,7 +81,7 @@ pub fn module_env<'a>(env: &'a Env, path: &[&str]) -> Option<&'a Env> {
 /// Every member of `env` of every kind, with information.
 pub fn info_in(env: &Env, name: &str) -> Option<NameInfo> {
     if let Some(b) = env.vals.get(name) {
-        let signature = match &b.scheme {
+        let signature = match &*b.scheme {
             Scheme::Poly(ps, t) => format!("val {name} {}: {t}", tparams_prefix(ps)),
             Scheme::Overloaded(_) => format!("val {name} : overloaded operator"),
         };

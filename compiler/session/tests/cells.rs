@@ -207,3 +207,37 @@ fn type_keeps_generic_sizes_and_cells_may_declare_then_evaluate() {
     let e = out.result.expect_err("division by zero");
     assert!(s.render_error(&e, false).contains("[7]:1:1"));
 }
+
+#[test]
+fn each_cell_is_checked_once_and_earlier_cells_not_again() {
+    let mut s = session();
+    s.db().log().enable();
+    let cells = [
+        "def x = 2i32",
+        "x + 1",
+        "it * 3",
+        "1 + true",
+        "def sq (y: i32) = y * y\nsq it",
+        "it + 1",
+    ];
+    let shown: Vec<String> = cells.iter().map(|c| show(&mut s, c)).collect();
+    assert_eq!(shown[5], "82", "{shown:?}");
+    assert!(shown[3].starts_with("error"), "{shown:?}");
+    let log = s.db().log().take();
+    let checks: Vec<&String> = log
+        .iter()
+        .filter(|e| e.starts_with("check_cell("))
+        .collect();
+    // One check per cell: an expression is not checked a second time to bind `it`, and
+    // no cell re-checks the ones before it.
+    assert_eq!(checks.len(), cells.len(), "{log:?}");
+    let mut distinct = checks.clone();
+    distinct.dedup();
+    assert_eq!(distinct.len(), cells.len(), "{log:?}");
+    // Nor is a cell parsed or checked as a program file (it imports nothing).
+    assert!(
+        !log.iter()
+            .any(|e| e.starts_with("check(") || e.starts_with("parse(")),
+        "{log:?}"
+    );
+}

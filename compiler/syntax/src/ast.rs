@@ -387,6 +387,24 @@ pub enum NumSuffix {
 }
 
 impl NumSuffix {
+    /// The primitive type the suffix names.
+    pub fn prim_type(self) -> futhark_prim::PrimType {
+        use futhark_prim::PrimType as P;
+        match self {
+            NumSuffix::I8 => P::I8,
+            NumSuffix::I16 => P::I16,
+            NumSuffix::I32 => P::I32,
+            NumSuffix::I64 => P::I64,
+            NumSuffix::U8 => P::U8,
+            NumSuffix::U16 => P::U16,
+            NumSuffix::U32 => P::U32,
+            NumSuffix::U64 => P::U64,
+            NumSuffix::F16 => P::F16,
+            NumSuffix::F32 => P::F32,
+            NumSuffix::F64 => P::F64,
+        }
+    }
+
     pub fn is_float(self) -> bool {
         matches!(self, NumSuffix::F16 | NumSuffix::F32 | NumSuffix::F64)
     }

@@ -7,8 +7,8 @@
 use std::io;
 
 use crate::error::{BinaryError, DataError};
-use crate::prim::PrimType;
 use crate::value::{Buffer, Value, shape_elems};
+use futhark_prim::PrimType;
 
 /// The only binary format version there is.
 pub const BINARY_VERSION: u8 = 2;
@@ -18,7 +18,7 @@ const HEADER_LEN: usize = 7;
 
 /// Appends the binary encoding of `v` to `out`.
 pub fn write_binary(v: &Value, out: &mut Vec<u8>) {
-    out.reserve(HEADER_LEN + 8 * v.rank() + v.len() * v.elem_type().size());
+    out.reserve(HEADER_LEN + 8 * v.rank() + v.len() * v.elem_type().size_bytes());
     out.push(b'b');
     out.push(BINARY_VERSION);
     // A rank above 255 cannot be written; values of that rank do not occur (Futhark's limit is
@@ -114,7 +114,7 @@ pub(crate) fn read_binary_at(input: &[u8], start: usize) -> Result<(Value, usize
         )
     };
     let count = shape_elems(&shape).ok_or_else(too_large)?;
-    let nbytes = count.checked_mul(elem.size()).ok_or_else(too_large)?;
+    let nbytes = count.checked_mul(elem.size_bytes()).ok_or_else(too_large)?;
     let data_at = dims_at + 8 * rank;
     let bytes = take(input, data_at, nbytes, "elements")?;
     let data = Buffer::from_le_bytes(elem, bytes).ok_or_else(too_large)?;

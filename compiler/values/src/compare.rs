@@ -6,9 +6,9 @@ use std::fmt;
 
 use half::f16;
 
-use crate::prim::PrimType;
 use crate::text_write::write_elem;
 use crate::value::{Buffer, Value};
+use futhark_prim::PrimType;
 
 /// Futhark's default tolerance: 0.2%.
 pub const TOLERANCE: f64 = 0.002;

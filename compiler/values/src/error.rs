@@ -4,8 +4,8 @@
 use std::fmt;
 use std::path::PathBuf;
 
-use crate::prim::PrimType;
 use crate::value::ValueType;
+use futhark_prim::PrimType;
 
 /// A position in text input: byte offset plus 1-based line and column (columns count bytes).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

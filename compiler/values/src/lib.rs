@@ -25,7 +25,6 @@ mod binary;
 mod compare;
 mod error;
 mod file;
-mod prim;
 mod random;
 pub mod special;
 mod text_read;
@@ -39,8 +38,8 @@ pub use compare::{
 };
 pub use error::{BinaryError, DataError, Location, TextError};
 pub use file::{read_file, read_file_bytes};
+pub use futhark_prim::{PrimType, UnknownPrimType};
 pub use half::f16;
-pub use prim::{PrimType, UnknownPrimType};
 pub use random::{Bound, Bounds, BoundsError, Rng, generate, generate_with};
 pub use text_read::{Reader, parse_type, read_value, read_values, read_values_from};
 pub use text_write::{

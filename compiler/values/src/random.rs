@@ -9,8 +9,8 @@ use std::fmt;
 
 use half::f16;
 
-use crate::prim::PrimType;
 use crate::value::{Buffer, ShapeError, Value, ValueType};
+use futhark_prim::PrimType;
 
 /// A small, fast, deterministic pseudo-random generator (xoshiro256**).
 #[derive(Clone, Debug)]
@@ -145,7 +145,7 @@ fn int_range(t: PrimType) -> (i128, i128) {
 }
 
 fn default_bound(t: PrimType) -> Bound {
-    if t.is_integer() {
+    if t.is_int() {
         let (lo, hi) = int_range(t);
         Bound::Int { lo, hi }
     } else if t.is_float() {
@@ -184,7 +184,7 @@ impl Bounds {
             lo: lo_s.to_string(),
             hi: hi_s.to_string(),
         };
-        let bound = if t.is_integer() {
+        let bound = if t.is_int() {
             let (min, max) = int_range(t);
             let parse = |s: &str| {
                 s.parse::<i128>()

@@ -26,8 +26,8 @@ use half::f16;
 
 use crate::binary::read_binary_at;
 use crate::error::{DataError, Location, TextError};
-use crate::prim::PrimType;
 use crate::value::{Buffer, Value, ValueType, shape_elems};
+use futhark_prim::PrimType;
 
 /// Reads every value in `input` (text and binary may be mixed).
 pub fn read_values(input: &[u8]) -> Result<Vec<Value>, DataError> {
@@ -495,7 +495,7 @@ impl<'a> Parser<'a> {
                 t
             }
             (None, Some(t)) if t.is_float() => t,
-            (None, Some(t)) if t.is_integer() && !is_float_syntax => t,
+            (None, Some(t)) if t.is_int() && !is_float_syntax => t,
             (None, _) if is_float_syntax => PrimType::F64,
             (None, _) => PrimType::I32,
         };

@@ -9,7 +9,7 @@ use std::fmt;
 
 use half::f16;
 
-use crate::prim::PrimType;
+use futhark_prim::PrimType;
 
 /// Runs `$body` with `$v` bound to the vector inside any [`Buffer`] variant.
 ///
@@ -196,7 +196,7 @@ impl Buffer {
     /// The elements as little-endian bytes (booleans as one byte 0 or 1): the payload of the
     /// binary format, and what a host-to-device copy sends.
     pub fn to_le_bytes(&self) -> Vec<u8> {
-        let mut out = Vec::with_capacity(self.len() * self.elem_type().size());
+        let mut out = Vec::with_capacity(self.len() * self.elem_type().size_bytes());
         self.write_le_bytes(&mut out);
         out
     }
@@ -250,7 +250,7 @@ impl Buffer {
                 })
                 .collect()
         }
-        if !bytes.chunks_exact(elem.size()).remainder().is_empty() {
+        if !bytes.chunks_exact(elem.size_bytes()).remainder().is_empty() {
             return None;
         }
         Some(match elem {

@@ -27,7 +27,7 @@ fn in_ret(r: &RetType, out: &mut Vec<VName>) {
 
 fn in_val(b: &ValBinding, out: &mut Vec<VName>) {
     out.push(b.vname.clone());
-    if let crate::env::Scheme::Poly(ps, t) = &b.scheme {
+    if let crate::env::Scheme::Poly(ps, t) = &*b.scheme {
         in_tparams(ps, out);
         in_type(t, out);
     }

@@ -26,7 +26,7 @@ impl Checker<'_> {
                 suffix,
             } => {
                 let ty = match suffix {
-                    Some(s) => Type::Prim(PrimType::from_suffix(*s)),
+                    Some(s) => Type::Prim(s.prim_type()),
                     None => Type::var(self.new_var_with(
                         "t",
                         Constraint::Overloaded(PrimType::numeric()),
@@ -45,7 +45,7 @@ impl Checker<'_> {
                 negative, suffix, ..
             } => {
                 let ty = match suffix {
-                    Some(s) => Type::Prim(PrimType::from_suffix(*s)),
+                    Some(s) => Type::Prim(s.prim_type()),
                     None => Type::var(self.new_var_with(
                         "t",
                         Constraint::Overloaded(PrimType::FLOATS.to_vec()),
@@ -92,7 +92,7 @@ impl Checker<'_> {
     pub fn instantiate(&mut self, r: &ValRef, span: Span) -> Type {
         match r {
             ValRef::Local { tparams, ty, .. } => self.instantiate_scheme(tparams, ty, span),
-            ValRef::Global(b) => match &b.scheme {
+            ValRef::Global(b) => match &*b.scheme {
                 Scheme::Poly(ps, t) => self.instantiate_scheme(ps, t, span),
                 Scheme::Overloaded(o) => self.instantiate_overload(*o, span),
             },

@@ -581,7 +581,7 @@ pub fn unflatten(out: &mut String, pad: &str, rem: &str, dims: &[(Name, Size)], 
 /// The C text of the integer and bit-level math functions, for arguments of type `t`.
 fn special_math(f: MathFn, t: PrimType, a: &[&str]) -> Option<String> {
     let w = t.size_bytes() * 8;
-    let signed = t.is_signed_int();
+    let signed = t.is_signed();
     // The operand as an unsigned word of its own width, zero-extended.
     let word = |x: &str| match w {
         8 => format!("((u32)(u8){x})"),

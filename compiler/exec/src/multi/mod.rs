@@ -659,7 +659,7 @@ impl<D: PeerBackend> Backend for Multi<D> {
     }
 
     fn upload(&mut self, data: &Rc<Buffer>) -> Result<Self::Buf> {
-        let elem = crate::prim::from_vtype(data.elem_type());
+        let elem = data.elem_type();
         let b = MultiBuf::new(elem, data.len(), self.devs.len());
         if data.len() * elem.size_bytes() <= SMALL_UPLOAD {
             // Scalars the host computes go to the other devices straight from the host, when

@@ -296,9 +296,9 @@ pub(crate) fn download<D: PeerBackend>(
     }
     let Some((ranges, bufs)) = parts else {
         // Never written: contents unspecified.
-        return Ok(Rc::new(Buffer::zeros(crate::prim::to_vtype(elem), len)));
+        return Ok(Rc::new(Buffer::zeros(elem, len)));
     };
-    let mut out = Buffer::new(crate::prim::to_vtype(elem));
+    let mut out = Buffer::new(elem);
     for (g, (r, b)) in ranges.iter().zip(&bufs).enumerate() {
         if r.start >= len {
             break;

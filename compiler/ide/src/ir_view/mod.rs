@@ -1,7 +1,7 @@
 //! The IR and CUDA views an editor (or the REPL) opens beside a file: the compiler's output
 //! for the definition under the cursor, or for the whole program.
 //!
-//! A view compiles the program rooted at the file ([`futhark_db::compile`], on whatever
+//! A view compiles the program rooted at the file ([`futhark_db::compile_shared`], on whatever
 //! database snapshot the caller holds), picks the IR functions that come from the
 //! definition around the cursor ([`origin`]) and prints them ([`render`]). When nothing can
 //! be shown the view says why: the program has errors, the GPU path does not support
@@ -12,7 +12,9 @@ mod origin;
 mod reach;
 pub mod render;
 
-use futhark_db::{CompileError, Db, File, IrStage, compile, lower_file, parse, render as diag};
+use std::sync::Arc;
+
+use futhark_db::{CompileError, Db, File, IrStage, compile_shared, parse, render as diag};
 use futhark_ir::soacs::{FunDef, Program};
 
 pub use origin::{SourceDef, def_at};
@@ -141,8 +143,8 @@ pub fn show_cuda(db: &dyn Db, file: File, offset: Option<u32>) -> View {
 }
 
 /// The program compiled to `stage`, or a message saying why it cannot be.
-fn program(db: &dyn Db, file: File, stage: IrStage) -> Result<Program, String> {
-    let prog = compile(db, file, stage).map_err(|e| compile_error(db, file, &e))?;
+fn program(db: &dyn Db, file: File, stage: IrStage) -> Result<Arc<Program>, String> {
+    let prog = compile_shared(db, file, stage).map_err(|e| compile_error(db, file, &e))?;
     if prog.entries().next().is_none() {
         return Err(format!(
             "{} has no entry points, so nothing of it is compiled; open a program with \
@@ -179,7 +181,7 @@ fn owned<'a>(prog: &'a Program, def: &SourceDef) -> Vec<&'a FunDef> {
 fn explain_missing(db: &dyn Db, file: File, def: &SourceDef, stage: IrStage) -> String {
     let name = &def.name;
     if stage != IrStage::Soacs
-        && let Ok(lowered) = lower_file(db, file)
+        && let Ok(lowered) = compile_shared(db, file, IrStage::Soacs)
         && !owned(&lowered, def).is_empty()
     {
         return format!(

@@ -65,7 +65,7 @@ impl LowerCx<'_> {
                 let v = (*value).min(i128::MAX as u128) as i128;
                 let v = if *negative { -v } else { v };
                 if let Some(s) = suffix {
-                    let t = futhark_values::PrimType::from_name(s.name());
+                    let t = Some(s.prim_type());
                     return LitPat::Known(FlexLit::Int(v).at(t));
                 }
                 FlexLit::Int(v)
@@ -80,7 +80,7 @@ impl LowerCx<'_> {
                 let x = f64::from_bits(*bits);
                 let x = if *negative { -x } else { x };
                 if let Some(s) = suffix {
-                    let t = futhark_values::PrimType::from_name(s.name());
+                    let t = Some(s.prim_type());
                     return LitPat::Known(FlexLit::Float(x).at(t));
                 }
                 FlexLit::Float(x)

@@ -232,8 +232,8 @@ impl CmpOp {
             (PrimType::Bool, false) => CmpOp::BLe,
             (t, true) if t.is_float() => CmpOp::FLt,
             (t, false) if t.is_float() => CmpOp::FLe,
-            (t, true) if t.is_unsigned_int() => CmpOp::ULt,
-            (t, false) if t.is_unsigned_int() => CmpOp::ULe,
+            (t, true) if t.is_unsigned() => CmpOp::ULt,
+            (t, false) if t.is_unsigned() => CmpOp::ULe,
             (_, true) => CmpOp::SLt,
             (_, false) => CmpOp::SLe,
         }

@@ -196,7 +196,7 @@ pub struct Stm {
     /// Where the source expression is (`path:line:col-col`, as the interpreter writes it),
     /// for the run-time errors the statement can raise (indexing, division); passes that
     /// rebuild a statement may drop it, which only loses the location from a message.
-    pub loc: Option<std::rc::Rc<str>>,
+    pub loc: Option<std::sync::Arc<str>>,
 }
 
 impl Stm {
@@ -209,7 +209,7 @@ impl Stm {
     }
 
     /// The statement with a source location for its run-time errors.
-    pub fn at(mut self, loc: Option<std::rc::Rc<str>>) -> Stm {
+    pub fn at(mut self, loc: Option<std::sync::Arc<str>>) -> Stm {
         self.loc = loc;
         self
     }

@@ -71,7 +71,7 @@ pub fn operand_check(op: BinOp, b: &KExp, t: PrimType) -> Option<(KExp, &'static
         }
     }
     Some(if op == BinOp::Pow {
-        if t.is_unsigned_int() {
+        if t.is_unsigned() {
             return None;
         }
         (KExp::cmp(KCmp::Ge, b.clone(), zero(t)), "Negative exponent")
@@ -110,8 +110,8 @@ pub fn binop(op: BinOp, a: KExp, b: KExp, t: PrimType) -> Result<KExp, String> {
         BinOp::SRem => via(KBin::Rem, a, b, t, signed(t)),
         BinOp::UDiv => via(KBin::Div, a, b, t, unsigned(t)),
         BinOp::UMod => via(KBin::Rem, a, b, t, unsigned(t)),
-        BinOp::SDiv if t.is_unsigned_int() => KExp::bin(KBin::Div, a, b),
-        BinOp::SMod if t.is_unsigned_int() => KExp::bin(KBin::Rem, a, b),
+        BinOp::SDiv if t.is_unsigned() => KExp::bin(KBin::Div, a, b),
+        BinOp::SMod if t.is_unsigned() => KExp::bin(KBin::Rem, a, b),
         BinOp::SDiv | BinOp::SMod => {
             // q = a / b, r = a % b (truncating); when r != 0 and the signs of r and b
             // differ, floor division is q - 1 and the modulus r + b.
@@ -182,7 +182,7 @@ pub fn conv(op: ConvOp, a: KExp, from: PrimType) -> Result<KExp, String> {
     Ok(match op {
         ConvOp::SExt(_) | ConvOp::SiToFp(_) => KExp::conv(
             to,
-            if from.is_unsigned_int() {
+            if from.is_unsigned() {
                 KExp::conv(signed(from), a)
             } else {
                 a
@@ -190,7 +190,7 @@ pub fn conv(op: ConvOp, a: KExp, from: PrimType) -> Result<KExp, String> {
         ),
         ConvOp::ZExt(_) | ConvOp::UiToFp(_) => KExp::conv(
             to,
-            if from.is_signed_int() {
+            if from.is_signed() {
                 KExp::conv(unsigned(from), a)
             } else {
                 a

@@ -78,7 +78,7 @@ fn lane_operator(op: &Lambda) -> Option<Lambda> {
 fn rewrite(
     pat: &Pat,
     soac: &Soac,
-    loc: &Option<std::rc::Rc<str>>,
+    loc: &Option<std::sync::Arc<str>>,
     types: &HashMap<Name, Type>,
     ns: &mut NameSource,
 ) -> Option<Vec<Stm>> {

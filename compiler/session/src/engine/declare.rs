@@ -1,9 +1,11 @@
-//! Running a cell's declarations: checking them against the session's scope, running them
-//! on the interpreter (or keeping a `let x = e` resident on the compiled path), and making
-//! their names visible to later cells.
+//! Running a cell's declarations, checked by the database (`futhark_db::check_cell`): running
+//! them on the interpreter (or keeping a `let x = e` resident on the compiled path), and
+//! making their names visible to later cells.
 
 use std::time::{Duration, Instant};
 
+use futhark_check::CheckedFile;
+use futhark_db::CellEnv;
 use futhark_syntax::Diagnostic;
 use futhark_syntax::FileId;
 use futhark_syntax::ast::Dec;
@@ -18,23 +20,22 @@ use crate::program;
 use crate::spans::Origin;
 use crate::worker::Part;
 
-/// Declarations of a cell: their file, their text (a prefix of the cell) and how that text
-/// relates to the cell the user wrote.
+/// Declarations of a cell: their file, their text (a prefix of the cell), how that text
+/// relates to the cell the user wrote, their check, and the environment they leave.
 pub(super) struct Decl<'a> {
     pub id: FileId,
     pub text: &'a str,
     pub decs: &'a [Dec],
+    pub checked: &'a CheckedFile,
+    pub env: CellEnv,
     pub origin: Origin,
 }
-
-type Imports<'a> = dyn Fn(&str) -> Option<std::sync::Arc<futhark_check::FileScope>> + 'a;
 
 impl Session {
     /// Runs declarations; the names they bound. On error the session is unchanged.
     pub(super) fn declare(
         &mut self,
         d: Decl<'_>,
-        imports: &Imports<'_>,
         on_trace: &mut dyn FnMut(&str),
         timing: &mut Timing,
         warnings: &mut Vec<Diagnostic>,
@@ -42,9 +43,8 @@ impl Session {
     ) -> Result<Vec<String>, CellError> {
         let check_start = Instant::now();
         let text = d.text;
-        let checked =
-            futhark_check::check_decs_incremental(self.ctx, &self.scope, d.id, d.decs, imports);
-        split_diagnostics(checked.diagnostics, warnings)?;
+        let checked = d.checked;
+        split_diagnostics(checked.diagnostics.clone(), warnings)?;
         let hints = program::hints_for(self.ctx, &checked.info, &self.defs);
         timing.check += check_start.elapsed();
         let cell_name = d.origin.name.clone();
@@ -67,8 +67,8 @@ impl Session {
                     // The interpreter evaluates the `let` when it next runs a cell;
                     // compiled cells take `x` as a parameter, so its text is not kept.
                     self.pending.extend(parts);
-                    self.scope = checked.scope;
-                    self.defs.extend(checked.info.defs);
+                    self.move_to(d.env, checked.scope.clone());
+                    self.defs.extend(checked.info.defs.clone());
                     return Ok(names);
                 }
                 Err(RunError::Program(msg)) => {
@@ -96,8 +96,8 @@ impl Session {
         } else {
             self.pending.extend(parts);
         }
-        self.scope = checked.scope;
-        self.defs.extend(checked.info.defs);
+        self.move_to(d.env, checked.scope.clone());
+        self.defs.extend(checked.info.defs.clone());
         if let Some(r) = &mut self.runner {
             for n in &names {
                 r.forget(n);

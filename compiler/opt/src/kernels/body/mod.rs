@@ -37,7 +37,7 @@ enum KIdx {
 
 /// A run-time check of a kernel body, located at the statement it comes from (the host
 /// decides later which checks it makes itself: `checks::mark_uniform`).
-fn check(cond: KExp, msg: String, args: Vec<KExp>, loc: Option<&std::rc::Rc<str>>) -> KStm {
+fn check(cond: KExp, msg: String, args: Vec<KExp>, loc: Option<&std::sync::Arc<str>>) -> KStm {
     KStm::Check(futhark_ir::Check {
         cond,
         msg,
@@ -322,7 +322,7 @@ impl Translator<'_> {
         &mut self,
         arr: &str,
         idx: &[DimIndex],
-        loc: Option<&std::rc::Rc<str>>,
+        loc: Option<&std::sync::Arc<str>>,
         out: &mut Vec<KStm>,
     ) -> TResult<(Vec<KIdx>, Option<Name>)> {
         let ty = self.type_of(arr)?;
@@ -417,7 +417,7 @@ impl Translator<'_> {
         &mut self,
         arr: &str,
         shape: &[SubExp],
-        loc: Option<&std::rc::Rc<str>>,
+        loc: Option<&std::sync::Arc<str>>,
         out: &mut Vec<KStm>,
     ) -> TResult<()> {
         let ty = self.type_of(arr)?;
