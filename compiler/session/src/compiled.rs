@@ -801,7 +801,7 @@ mod tests {
 
     #[test]
     fn results_not_shown_stay_on_the_device_until_asked_for() {
-        let layout = Layout::Array(1, "i64".into());
+        let layout = Layout::Array(1, PrimType::I64);
         let mut a = cpu();
         let prog = program(&format!("entry {CELL_ENTRY} = map (*3) (iota 4)"));
         let r = a.run(prog, &[], &layout, "ys", false).expect("runs");
