@@ -39,6 +39,7 @@ mod selection;
 mod semantic_tokens;
 mod signature;
 mod symbols;
+mod type_names;
 pub mod types;
 mod visit;
 
