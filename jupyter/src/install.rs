@@ -187,7 +187,9 @@ mod tests {
         };
         assert_eq!(package["name"], LAB_EXTENSION_NAME);
         // The entry point JupyterLab loads is among the files.
-        let load = package["jupyterlab"]["_build"]["load"].as_str().unwrap_or("");
+        let load = package["jupyterlab"]["_build"]["load"]
+            .as_str()
+            .unwrap_or("");
         assert!(load.starts_with("static/remoteEntry."), "{load}");
         assert!(names.contains(&load), "{load} not in {names:?}");
     }
@@ -195,7 +197,10 @@ mod tests {
     #[test]
     fn installing_replaces_an_earlier_extension() {
         let data = std::env::temp_dir().join(format!("futhark-lab-{}", std::process::id()));
-        let stale = data.join("labextensions").join(LAB_EXTENSION_NAME).join("static/old.js");
+        let stale = data
+            .join("labextensions")
+            .join(LAB_EXTENSION_NAME)
+            .join("static/old.js");
         std::fs::create_dir_all(stale.parent().unwrap_or(&data)).unwrap_or_default();
         std::fs::write(&stale, "old").unwrap_or_default();
         let dir = install_lab_extension(&data);

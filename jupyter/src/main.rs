@@ -81,7 +81,10 @@ fn main() -> ExitCode {
     let result = match args.command {
         Cmd::Install(a) => install::install(&a)
             .map(|done| {
-                println!("Installed the Futhark kernelspec in {}", done.kernelspec.display());
+                println!(
+                    "Installed the Futhark kernelspec in {}",
+                    done.kernelspec.display()
+                );
                 if let Some(ext) = done.lab_extension {
                     println!(
                         "Installed the JupyterLab extension (Futhark highlighting) in {}",

@@ -140,11 +140,12 @@ fn remove_size_param(text: &str, span: Span) -> Option<Fix> {
     }
     let mut start = open;
     let mut end = close + 1;
-    let trailing = text[end..].len() - text[end..].trim_start_matches([' ', '\t']).len();
+    let rest = text.get(end..)?;
+    let trailing = rest.len() - rest.trim_start_matches([' ', '\t']).len();
     if trailing > 0 {
         end += trailing;
     } else {
-        start = text[..start].trim_end_matches([' ', '\t']).len();
+        start = text.get(..start)?.trim_end_matches([' ', '\t']).len();
     }
     let mut fix = Fix::one(
         format!("Remove the unused size parameter `[{name}]`"),

@@ -73,7 +73,7 @@ pub(super) fn size_fixes(db: &dyn Db, file: File, d: &Diagnostic) -> Vec<Fix> {
         out.push(Fix {
             title: format!(
                 "Change size `[{}]` to `[{actual}]`",
-                text[dim.range()].trim()
+                slice(text, dim.start, dim.end).trim()
             ),
             edits: vec![TextEdit {
                 range: dim.into(),
@@ -84,8 +84,8 @@ pub(super) fn size_fixes(db: &dyn Db, file: File, d: &Diagnostic) -> Vec<Fix> {
     }
     match anchor {
         Anchor::Body { body, ret } => {
-            let ret_text = &text[ret.span.range()];
-            let body_text = &text[body.span.range()];
+            let ret_text = slice(text, ret.span.start, ret.span.end);
+            let body_text = slice(text, body.span.start, body.span.end);
             let new_text = if is_atomic(body) {
                 format!("{body_text} :> {ret_text}")
             } else {
@@ -102,10 +102,13 @@ pub(super) fn size_fixes(db: &dyn Db, file: File, d: &Diagnostic) -> Vec<Fix> {
         }
         Anchor::Ascription { exp, ty } => {
             let between = TextRange::new(exp.span.end, ty.span.start);
-            let colon = &text[exp.span.end as usize..ty.span.start as usize];
+            let colon = slice(text, exp.span.end, ty.span.start);
             if colon.trim() == ":" {
                 out.push(Fix {
-                    title: format!("Coerce with `:> {}`", &text[ty.span.range()]),
+                    title: format!(
+                        "Coerce with `:> {}`",
+                        slice(text, ty.span.start, ty.span.end)
+                    ),
                     edits: vec![TextEdit {
                         range: between,
                         new_text: colon.replacen(':', ":>", 1),
@@ -117,6 +120,11 @@ pub(super) fn size_fixes(db: &dyn Db, file: File, d: &Diagnostic) -> Vec<Fix> {
         Anchor::Pattern(_) => {}
     }
     out
+}
+
+/// The text from `start` to `end` (empty if that is no range of it).
+fn slice(text: &str, start: u32, end: u32) -> &str {
+    text.get(start as usize..end as usize).unwrap_or("")
 }
 
 /// An expression that needs no parentheses before `:>`.
