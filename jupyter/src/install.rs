@@ -1,6 +1,8 @@
 //! Writing the kernelspec: `kernels/futhark/kernel.json` and the logos (`logo-32x32.png`,
 //! `logo-64x64.png`) under the user's Jupyter data directory (or `$JUPYTER_DATA_DIR`), the
-//! Python environment's prefix, or a given prefix.
+//! Python environment's prefix, or a given prefix; and beside it, in
+//! `labextensions/jupyterlab-futhark`, the prebuilt JupyterLab extension that highlights
+//! Futhark (`editors/jupyterlab`, a CodeMirror 6 language mode; embedded by `build.rs`).
 
 use std::path::{Path, PathBuf};
 
@@ -23,6 +25,21 @@ pub struct InstallArgs {
     /// The backend the kernel starts with.
     #[arg(long, default_value = "auto", value_parser = crate::parse_backend)]
     pub backend: BackendChoice,
+    /// Leave out the JupyterLab extension (Futhark highlighting in notebooks).
+    #[arg(long)]
+    pub no_lab_extension: bool,
+}
+
+/// The prebuilt JupyterLab extension: (path inside its directory, contents).
+const LAB_EXTENSION: &[(&str, &[u8])] = include!(concat!(env!("OUT_DIR"), "/labextension.rs"));
+
+/// Its package name, which is also its directory under `labextensions/`.
+pub const LAB_EXTENSION_NAME: &str = "jupyterlab-futhark";
+
+/// What was installed, for the message.
+pub struct Installed {
+    pub kernelspec: PathBuf,
+    pub lab_extension: Option<PathBuf>,
 }
 
 /// Failures of `install`.
@@ -93,8 +110,8 @@ pub fn kernel_json(exe: &Path, backend: BackendChoice) -> serde_json::Value {
     })
 }
 
-/// Installs the kernelspec; returns its directory.
-pub fn install(args: &InstallArgs) -> Result<PathBuf, InstallError> {
+/// Installs the kernelspec and (unless asked not to) the JupyterLab extension.
+pub fn install(args: &InstallArgs) -> Result<Installed, InstallError> {
     let data = match (&args.prefix, args.sys_prefix) {
         (Some(p), _) => p.join("share/jupyter"),
         (None, true) => sys_prefix()?.join("share/jupyter"),
@@ -113,5 +130,87 @@ pub fn install(args: &InstallArgs) -> Result<PathBuf, InstallError> {
         let file = dir.join(format!("logo-{size}x{size}.png"));
         std::fs::write(&file, bytes).map_err(|e| InstallError::Write(file, e))?;
     }
+    let lab_extension = if args.no_lab_extension {
+        None
+    } else {
+        Some(install_lab_extension(&data)?)
+    };
+    Ok(Installed {
+        kernelspec: dir,
+        lab_extension,
+    })
+}
+
+/// Writes the JupyterLab extension into `data/labextensions/jupyterlab-futhark`, replacing
+/// an earlier one (whose file names carry other content hashes); returns the directory.
+pub fn install_lab_extension(data: &Path) -> Result<PathBuf, InstallError> {
+    let dir = data.join("labextensions").join(LAB_EXTENSION_NAME);
+    if dir.exists() {
+        std::fs::remove_dir_all(&dir).map_err(|e| InstallError::Write(dir.clone(), e))?;
+    }
+    for (rel, bytes) in LAB_EXTENSION {
+        if *rel == "SOURCE_HASH" {
+            continue;
+        }
+        let file = dir.join(rel);
+        if let Some(parent) = file.parent() {
+            std::fs::create_dir_all(parent).map_err(|e| InstallError::Write(file.clone(), e))?;
+        }
+        std::fs::write(&file, bytes).map_err(|e| InstallError::Write(file.clone(), e))?;
+    }
+    // JupyterLab shows where an extension came from and how to remove it.
+    let info = serde_json::json!({
+        "packageManager": "futhark-jupyter",
+        "packageName": "futhark-jupyter",
+        "uninstallInstructions": format!("Delete {}", dir.display()),
+    });
+    let file = dir.join("install.json");
+    let text = serde_json::to_string_pretty(&info).unwrap_or_default();
+    std::fs::write(&file, text).map_err(|e| InstallError::Write(file, e))?;
     Ok(dir)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_lab_extension_is_embedded_whole() {
+        let names: Vec<&str> = LAB_EXTENSION.iter().map(|(n, _)| *n).collect();
+        assert!(names.contains(&"package.json"), "{names:?}");
+        let package = LAB_EXTENSION
+            .iter()
+            .find(|(n, _)| *n == "package.json")
+            .map(|(_, b)| serde_json::from_slice::<serde_json::Value>(b));
+        let Some(Ok(package)) = package else {
+            panic!("package.json is not JSON");
+        };
+        assert_eq!(package["name"], LAB_EXTENSION_NAME);
+        // The entry point JupyterLab loads is among the files.
+        let load = package["jupyterlab"]["_build"]["load"]
+            .as_str()
+            .unwrap_or("");
+        assert!(load.starts_with("static/remoteEntry."), "{load}");
+        assert!(names.contains(&load), "{load} not in {names:?}");
+    }
+
+    #[test]
+    fn installing_replaces_an_earlier_extension() {
+        let data = std::env::temp_dir().join(format!("futhark-lab-{}", std::process::id()));
+        let stale = data
+            .join("labextensions")
+            .join(LAB_EXTENSION_NAME)
+            .join("static/old.js");
+        std::fs::create_dir_all(stale.parent().unwrap_or(&data)).unwrap_or_default();
+        std::fs::write(&stale, "old").unwrap_or_default();
+        let dir = install_lab_extension(&data);
+        let Ok(dir) = dir else {
+            panic!("install failed: {:?}", dir.err().map(|e| e.to_string()));
+        };
+        assert!(!stale.exists());
+        assert!(dir.join("package.json").is_file());
+        assert!(dir.join("install.json").is_file());
+        assert!(!dir.join("SOURCE_HASH").exists());
+        let _ = std::fs::remove_dir_all(&data);
+    }
 }

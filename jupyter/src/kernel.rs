@@ -218,8 +218,9 @@ fn kernel_info(banner: &str) -> KernelInfoReply {
             mimetype: Some("text/x-futhark".to_string()),
             file_extension: Some(".fut".to_string()),
             pygments_lexer: Some("futhark".to_string()),
-            // CodeMirror has no Futhark mode; Haskell's comments and operators are closest.
-            codemirror_mode: Some(CodeMirrorMode::Simple("haskell".to_string())),
+            // The mode of the JupyterLab extension `futhark-jupyter install` writes
+            // (editors/jupyterlab); without it JupyterLab shows plain text.
+            codemirror_mode: Some(CodeMirrorMode::Simple("futhark".to_string())),
             nbconvert_exporter: None,
         },
         banner: format!("futhark-rs {}: {banner}", env!("CARGO_PKG_VERSION")),

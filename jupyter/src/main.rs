@@ -1,7 +1,8 @@
 //! `futhark-jupyter`: a Jupyter kernel for Futhark over a [`futhark_session::Session`].
 //!
 //! - `futhark-jupyter install [--user | --sys-prefix | --prefix P]` writes the kernelspec
-//!   (honouring `JUPYTER_DATA_DIR` for `--user`, the default);
+//!   (honouring `JUPYTER_DATA_DIR` for `--user`, the default) and the JupyterLab extension
+//!   that highlights Futhark (`--no-lab-extension` leaves it out);
 //! - `futhark-jupyter kernel --connection-file F` is what Jupyter starts;
 //! - `futhark-jupyter run NOTEBOOK [--output F]` executes a notebook through the kernel's
 //!   execute path and writes the outputs into it (for hosts without Jupyter).
@@ -79,7 +80,18 @@ fn main() -> ExitCode {
     let args = Args::parse();
     let result = match args.command {
         Cmd::Install(a) => install::install(&a)
-            .map(|dir| println!("Installed the Futhark kernelspec in {}", dir.display()))
+            .map(|done| {
+                println!(
+                    "Installed the Futhark kernelspec in {}",
+                    done.kernelspec.display()
+                );
+                if let Some(ext) = done.lab_extension {
+                    println!(
+                        "Installed the JupyterLab extension (Futhark highlighting) in {}",
+                        ext.display()
+                    );
+                }
+            })
             .map_err(|e| e.to_string()),
         Cmd::Kernel {
             connection_file,

@@ -713,6 +713,12 @@ impl LanguageServer for Server {
             .await
     }
 
+    async fn code_action(&self, params: CodeActionParams) -> Result<Option<CodeActionResponse>> {
+        self.workspace_ready().await;
+        self.run(move |s| handlers::code_action::handle(s, params))
+            .await
+    }
+
     async fn inlay_hint(&self, params: InlayHintParams) -> Result<Option<Vec<InlayHint>>> {
         self.run(move |s| handlers::inlay_hint::handle(s, params))
             .await
@@ -809,6 +815,11 @@ fn capabilities() -> ServerCapabilities {
         folding_range_provider: Some(FoldingRangeProviderCapability::Simple(true)),
         document_formatting_provider: Some(OneOf::Left(true)),
         inlay_hint_provider: Some(OneOf::Left(true)),
+        code_action_provider: Some(CodeActionProviderCapability::Options(CodeActionOptions {
+            code_action_kinds: Some(handlers::code_action::kinds()),
+            resolve_provider: Some(false),
+            work_done_progress_options: WorkDoneProgressOptions::default(),
+        })),
         code_lens_provider: Some(CodeLensOptions {
             resolve_provider: Some(false),
         }),

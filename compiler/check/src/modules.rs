@@ -382,7 +382,11 @@ impl Checker<'_> {
         let Some((p, rest)) = params.split_first() else {
             return self.check_modexp(body, bind_path);
         };
+        // The parameter's abstract types are named after it (`S.t`), as the body writes
+        // them, so that types shown inside the functor (hover, inlay hints, errors) read
+        // as written.
         let pmty = self.check_sigexp_top(&p.sig);
+        let pmty = self.freshen_mty(&pmty, &p.name.name);
         let saved_env = self.env.clone();
         let saved_abs = self.created_abs.len();
         let pv = self.fresh(&p.name.name);

@@ -91,7 +91,14 @@ fn write_dim(out: &mut String, s: &Size) {
     out.push(']');
 }
 
-fn write_type(out: &mut String, t: &Type, prec: Prec) {
+/// Gives a name for a type (an abbreviation in scope), printed instead of its structure.
+type Names<'a> = Option<&'a dyn Fn(&Type) -> Option<String>>;
+
+fn write_type(out: &mut String, t: &Type, prec: Prec, names: Names) {
+    if let Some(name) = names.and_then(|f| f(t)) {
+        out.push_str(&name);
+        return;
+    }
     match t {
         Type::Prim(p) => out.push_str(p.name()),
         Type::Error => out.push_str("???"),
@@ -102,7 +109,7 @@ fn write_type(out: &mut String, t: &Type, prec: Prec) {
             for d in &a.shape {
                 write_dim(out, d);
             }
-            write_type(out, &a.elem, Prec::Atom);
+            write_type(out, &a.elem, Prec::Atom, names);
         }
         Type::Record(fs) => {
             if let Some(elems) = record_as_tuple(fs) {
@@ -111,7 +118,7 @@ fn write_type(out: &mut String, t: &Type, prec: Prec) {
                     if i > 0 {
                         out.push_str(", ");
                     }
-                    write_type(out, e, Prec::Top);
+                    write_type(out, e, Prec::Top, names);
                 }
                 out.push(')');
             } else {
@@ -121,7 +128,7 @@ fn write_type(out: &mut String, t: &Type, prec: Prec) {
                         out.push_str(", ");
                     }
                     let _ = write!(out, "{k}: ");
-                    write_type(out, v, Prec::Top);
+                    write_type(out, v, Prec::Top, names);
                 }
                 out.push('}');
             }
@@ -138,7 +145,7 @@ fn write_type(out: &mut String, t: &Type, prec: Prec) {
                 let _ = write!(out, "#{k}");
                 for t in ts {
                     out.push(' ');
-                    write_type(out, t, Prec::Atom);
+                    write_type(out, t, Prec::Atom, names);
                 }
             }
             if paren {
@@ -153,13 +160,13 @@ fn write_type(out: &mut String, t: &Type, prec: Prec) {
             match &a.param_name {
                 Some(p) => {
                     let _ = write!(out, "({}: ", p.name());
-                    write_type(out, &a.param, Prec::Top);
+                    write_type(out, &a.param, Prec::Top, names);
                     out.push(')');
                 }
-                None => write_type(out, &a.param, Prec::NoArrow),
+                None => write_type(out, &a.param, Prec::NoArrow, names),
             }
             out.push_str(" -> ");
-            write_ret(out, &a.ret, Prec::Top);
+            write_ret(out, &a.ret, Prec::Top, names);
             if paren {
                 out.push(')');
             }
@@ -179,10 +186,10 @@ fn write_type(out: &mut String, t: &Type, prec: Prec) {
                     TypeArg::Size(s) => write_dim(out, s),
                     TypeArg::Type(t @ Type::Array(_)) => {
                         out.push('(');
-                        write_type(out, t, Prec::Top);
+                        write_type(out, t, Prec::Top, names);
                         out.push(')');
                     }
-                    TypeArg::Type(t) => write_type(out, t, Prec::Atom),
+                    TypeArg::Type(t) => write_type(out, t, Prec::Atom, names),
                 }
             }
             if paren {
@@ -192,9 +199,9 @@ fn write_type(out: &mut String, t: &Type, prec: Prec) {
     }
 }
 
-fn write_ret(out: &mut String, r: &RetType, prec: Prec) {
+fn write_ret(out: &mut String, r: &RetType, prec: Prec, names: Names) {
     if r.ext.is_empty() {
-        write_type(out, &r.ty, prec);
+        write_type(out, &r.ty, prec, names);
     } else {
         let paren = prec > Prec::Top;
         if paren {
@@ -205,7 +212,7 @@ fn write_ret(out: &mut String, r: &RetType, prec: Prec) {
             let _ = write!(out, "[{}]", e.name());
         }
         out.push('.');
-        write_type(out, &r.ty, Prec::Top);
+        write_type(out, &r.ty, Prec::Top, names);
         if paren {
             out.push(')');
         }
@@ -215,7 +222,7 @@ fn write_ret(out: &mut String, r: &RetType, prec: Prec) {
 impl Display for Type {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let mut s = String::new();
-        write_type(&mut s, self, Prec::Top);
+        write_type(&mut s, self, Prec::Top, None);
         f.write_str(&s)
     }
 }
@@ -223,7 +230,7 @@ impl Display for Type {
 impl Display for RetType {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let mut s = String::new();
-        write_ret(&mut s, self, Prec::Top);
+        write_ret(&mut s, self, Prec::Top, None);
         f.write_str(&s)
     }
 }
@@ -243,6 +250,15 @@ impl Display for TParam {
             }
         }
     }
+}
+
+/// Prints `t` as [`Display`] does, except that a part for which `name_of` gives a name
+/// is printed as that name: how an editor shows a type with the abbreviations in scope
+/// (`vec3.vector` rather than `{x: f32, y: f32, z: f32}`).
+pub fn type_with_names(t: &Type, name_of: &dyn Fn(&Type) -> Option<String>) -> String {
+    let mut s = String::new();
+    write_type(&mut s, t, Prec::Top, Some(name_of));
+    s
 }
 
 /// Prints `'a [n] ` style parameter lists (with a trailing space when non-empty).

@@ -97,7 +97,7 @@ pub fn completions(db: &dyn Db, pos: FilePosition) -> Vec<CompletionItem> {
     let scope = scope_at(db, pos.file, offset);
     match qualifier(text, start) {
         Some((path, path_start)) => match scope.module(&path) {
-            Some(env) => module_members(db, &env, replace),
+            Some(env) => module_members(db, &scope, &env, replace),
             None => record_fields(db, pos.file, path_start, &path, replace),
         },
         // After `(…).`, `{…}.` or `[…].`: the fields of that expression, never the names in
@@ -162,9 +162,23 @@ fn in_comment_or_string(db: &dyn Db, file: futhark_db::File, offset: u32) -> boo
         })
 }
 
-fn module_members(db: &dyn Db, env: &Arc<Env>, replace: TextRange) -> Vec<CompletionItem> {
+fn module_members(
+    db: &dyn Db,
+    scope: &ScopeAt,
+    env: &Arc<Env>,
+    replace: TextRange,
+) -> Vec<CompletionItem> {
     let mut out = Vec::new();
-    env_items(db, env, 1, true, replace, &mut HashSet::new(), &mut out);
+    env_items(
+        db,
+        scope,
+        env,
+        1,
+        true,
+        replace,
+        &mut HashSet::new(),
+        &mut out,
+    );
     out
 }
 
@@ -220,13 +234,13 @@ fn unqualified(db: &dyn Db, scope: &ScopeAt, replace: TextRange) -> Vec<Completi
             Layer::Locals(locals) => {
                 for (name, loc) in locals {
                     if seen.insert((loc.kind.namespace(), name.clone())) && !is_operator(name) {
-                        out.push(item(db, name, *loc, 0, replace));
+                        out.push(item(db, scope, name, *loc, 0, replace));
                     }
                 }
             }
             Layer::Env(env) => {
                 let group = if i == last { 2 } else { 1 };
-                env_items(db, env, group, false, replace, &mut seen, &mut out);
+                env_items(db, scope, env, group, false, replace, &mut seen, &mut out);
             }
         }
     }
@@ -257,8 +271,10 @@ fn unqualified(db: &dyn Db, scope: &ScopeAt, replace: TextRange) -> Vec<Completi
     out
 }
 
+#[allow(clippy::too_many_arguments)]
 fn env_items(
     db: &dyn Db,
+    scope: &ScopeAt,
     env: &Arc<Env>,
     group: u8,
     operators: bool,
@@ -272,7 +288,7 @@ fn env_items(
             return;
         }
         match loc {
-            Some(loc) => out.push(item(db, name, loc, group, replace)),
+            Some(loc) => out.push(item(db, scope, name, loc, group, replace)),
             None => out.push(CompletionItem {
                 label: name.to_string(),
                 kind,
@@ -299,8 +315,16 @@ fn env_items(
     }
 }
 
-fn item(db: &dyn Db, name: &str, loc: DefLoc, group: u8, replace: TextRange) -> CompletionItem {
-    let def = def_at(db, loc);
+fn item(
+    db: &dyn Db,
+    scope: &ScopeAt,
+    name: &str,
+    loc: DefLoc,
+    group: u8,
+    replace: TextRange,
+) -> CompletionItem {
+    // The scope's walk numbers the file's own definitions its own way.
+    let def = scope.def(db, loc);
     let doc = def.and_then(|d| doc_of(db, d));
     CompletionItem {
         label: name.to_string(),
@@ -391,6 +415,19 @@ def later = 2
                 TypeParam n [n]
                 Function f def f [n] (xs: [n]i32) (k: i32)
                 Value g def g"#]],
+        );
+    }
+
+    #[test]
+    fn details_of_names_after_a_skipped_body() {
+        // The body of `a` is not walked for the scope at the cursor; `b` and `c` still get
+        // their own signatures.
+        check_local(
+            "def a (x: i32) = let q = x in q\ndef b (z: f32) = z\ndef c = $0\n",
+            expect![[r#"
+                Function a def a (x: i32)
+                Function b def b (z: f32)
+                Value c def c"#]],
         );
     }
 

@@ -217,6 +217,59 @@ def y = double$0 3
     }
 
     #[test]
+    fn operator_sections_show_their_instantiated_type() {
+        check(
+            "def (<+>) 'a (x: a) (y: a) = (x, y)\ndef q = (<+$0>) true false\n",
+            expect![[r#"
+                ```futhark
+                def (<+>) 'a (x: a) (y: a)
+                ```
+                ```futhark
+                : bool -> bool -> (bool, bool)
+                ```
+                *function*
+            "#]],
+        );
+        check(
+            "def q = (|$0>) 1f32 f32.sqrt\n",
+            expect![[r#"
+            ```futhark
+            def (|>) '^a '^b (x: a) (f: a -> b) : b
+            ```
+            ```futhark
+            : f32 -> (f32 -> f32) -> f32
+            ```
+            *function*
+
+            ---
+
+            Pipe a value into a function: `x |> f` is `f x`. It is the loosest
+            binary operator and associates to the left, so
+            `xs |> map f |> reduce (+) 0` reads as a pipeline from left to right.
+        "#]],
+        );
+    }
+
+    #[test]
+    fn operators_of_a_module_parameter_show_its_types() {
+        check(
+            r#"
+module type ring = { type t val +: t -> t -> t }
+module G (R: ring) = { def dbl (a: R.t) = a R.+$0 a }
+"#,
+            expect![[r#"
+                ```futhark
+                val (+) : t -> t -> t
+                ```
+                ```futhark
+                : R.t -> R.t -> R.t
+                ```
+                *value specification in `ring`*
+            "#]],
+        );
+    }
+
+    #[test]
     fn parameter() {
         check(
             "def f [n] (xs: [n]f32) = xs$0\n",

@@ -29,7 +29,7 @@ fn import_string(text: &str, offset: usize) -> Option<(usize, &str)> {
 }
 
 /// `a/./b/../c` without the dots.
-fn normalise(path: &Path) -> PathBuf {
+pub(crate) fn normalise(path: &Path) -> PathBuf {
     let mut out = PathBuf::new();
     for c in path.components() {
         match c {

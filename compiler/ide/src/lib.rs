@@ -1,6 +1,7 @@
 //! The analysis API every face of futhark-rs shares: document and workspace symbols,
 //! semantic tokens, folding, go-to-definition, references, rename, completion, hover,
-//! signature help, inlay hints, code lenses and the IR/CUDA views.
+//! signature help, inlay hints, code lenses, code actions (quick fixes) and the IR/CUDA
+//! views.
 //!
 //! **API boundary:** everything here speaks byte offsets into a file's text and returns
 //! plain structs; no protocol types. `lsp/` converts positions to UTF-16 and results to LSP
@@ -17,6 +18,7 @@
 //! inlay hints, record fields, type errors), and never block the syntactic features.
 
 mod capture;
+mod code_actions;
 mod code_lens;
 mod completion;
 mod defs;
@@ -37,6 +39,7 @@ mod selection;
 mod semantic_tokens;
 mod signature;
 mod symbols;
+mod type_names;
 pub mod types;
 mod visit;
 
@@ -45,6 +48,7 @@ mod fixture;
 
 use futhark_db::File;
 
+pub use code_actions::{CodeAction, CodeActionKind, code_actions};
 pub use code_lens::{CodeLens, code_lenses, example_matches};
 pub use completion::{CompletionItem, CompletionKind, completions};
 pub use defs::{Def, DefKind};

@@ -150,6 +150,11 @@ pub(crate) fn def_at(db: &dyn Db, loc: DefLoc) -> Option<&Def> {
 #[derive(Clone, Debug, Default)]
 pub(crate) struct ScopeAt {
     pub layers: Vec<Layer>,
+    /// The file walked, and the definitions of that walk: it skipped the bodies that do
+    /// not contain the cursor, so its ids of the file's own definitions are not those of
+    /// [`file_index`] (see [`ScopeAt::def`]).
+    file: Option<File>,
+    own_defs: Vec<Def>,
 }
 
 #[derive(Clone, Debug)]
@@ -160,6 +165,15 @@ pub(crate) enum Layer {
 }
 
 impl ScopeAt {
+    /// The definition a location in this scope refers to.
+    pub(crate) fn def<'a>(&'a self, db: &'a dyn Db, loc: DefLoc) -> Option<&'a Def> {
+        if Some(loc.file) == self.file {
+            self.own_defs.get(loc.id.0 as usize)
+        } else {
+            def_at(db, loc)
+        }
+    }
+
     /// Resolves a module path (`M`, `M.N`) as seen from here.
     pub(crate) fn module(&self, path: &[&str]) -> Option<Arc<Env>> {
         let (first, rest) = path.split_first()?;
@@ -179,7 +193,10 @@ impl ScopeAt {
 pub(crate) fn scope_at(db: &dyn Db, file: File, offset: u32) -> ScopeAt {
     let mut walker = Walker::new(db, file, Some(offset));
     walker.run();
-    walker.captured.map(|(_, s)| s).unwrap_or_default()
+    let mut scope = walker.captured.map(|(_, s)| s).unwrap_or_default();
+    scope.file = Some(file);
+    scope.own_defs = walker.defs;
+    scope
 }
 
 /// How deep the walk descends; the parser bounds nesting well below this, so it only
@@ -528,7 +545,10 @@ impl<'db> Walker<'db> {
             layers.push(Layer::Env(Arc::new(level.scope.clone())));
         }
         layers.push(Layer::Env(self.prelude.clone()));
-        ScopeAt { layers }
+        ScopeAt {
+            layers,
+            ..ScopeAt::default()
+        }
     }
 
     /// True when capturing and `span` cannot contain the cursor, so a declaration's body

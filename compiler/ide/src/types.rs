@@ -19,6 +19,7 @@ use futhark_db::{Db, File};
 use futhark_syntax::Span;
 
 use crate::prelude::is_prelude_path;
+use crate::type_names::TypeNames;
 
 /// Runs `f`, turning a panic into `None`; salsa's cancellation keeps unwinding.
 pub(crate) fn guarded<T>(f: impl FnOnce() -> T) -> Option<T> {
@@ -39,37 +40,76 @@ pub(crate) fn with_info<R>(db: &dyn Db, file: File, f: impl FnOnce(&TypeInfo) ->
     Some(f(&checked.0.info))
 }
 
+/// True for a file the database checks (not a prelude file, whose tables come from the
+/// checker's context).
+pub(crate) fn is_checked_file(db: &dyn Db, file: File) -> bool {
+    !is_prelude_path(file.path(db))
+}
+
 /// The inferred type of the expression or bound name at `span` (a variable occurrence, a
 /// pattern binding, a parameter), or the type scheme of a top-level definition named
-/// there, as Futhark source text.
+/// there, as Futhark source text written as the program would write it there (see
+/// [`TypeNames`]).
 pub fn type_of(db: &dyn Db, file: File, span: Span) -> Option<String> {
+    let names = TypeNames::at(db, file, span.start);
+    type_of_with(db, file, span, &names)
+}
+
+/// [`type_of`] with the names of a point computed before (inlay hints share them).
+pub(crate) fn type_of_with(
+    db: &dyn Db,
+    file: File,
+    span: Span,
+    names: &TypeNames,
+) -> Option<String> {
     with_info(db, file, |info| {
         if let Some(ty) = info.exp_types.get(&span) {
-            return Some(ty.to_string());
+            return Some(names.show(ty));
         }
         let def = info.defs.get(&span)?;
         Some(format!(
             "{}{}",
             futhark_check::pretty::tparams_prefix(&def.tparams),
-            def.ty
+            names.show(&def.ty)
         ))
     })
     .flatten()
 }
 
 /// Like [`type_of`], but also accepts an expression that ends where `span` ends and
-/// starts before it (the `M.x` around the name `x`).
+/// starts before it (the `M.x` around the name `x`), or one that is `span` in parentheses
+/// or backticks (an operator section `(+)`, `(<+>)`).
 pub(crate) fn type_of_name(db: &dyn Db, file: File, span: Span) -> Option<String> {
-    type_of(db, file, span).or_else(|| {
-        with_info(db, file, |info| {
+    let names = TypeNames::at(db, file, span.start);
+    if let Some(ty) = type_of_with(db, file, span, &names) {
+        return Some(ty);
+    }
+    let text = file.text(db);
+    let wraps = |s: &Span| {
+        let outside = |r: std::ops::Range<usize>| {
+            text.get(r)
+                .is_some_and(|t| t.chars().all(|c| c.is_whitespace() || "()`".contains(c)))
+        };
+        s.start <= span.start
+            && span.end <= s.end
+            && outside(s.start as usize..span.start as usize)
+            && outside(span.end as usize..s.end as usize)
+    };
+    with_info(db, file, |info| {
+        let ends_here = info
+            .exp_types
+            .iter()
+            .filter(|(s, _)| s.file == span.file && s.end == span.end && s.start < span.start)
+            .min_by_key(|(s, _)| span.start - s.start);
+        let wrapping = || {
             info.exp_types
                 .iter()
-                .filter(|(s, _)| s.file == span.file && s.end == span.end && s.start < span.start)
-                .min_by_key(|(s, _)| span.start - s.start)
-                .map(|(_, ty)| ty.to_string())
-        })
-        .flatten()
+                .filter(|(s, _)| s.file == span.file && **s != span && wraps(s))
+                .min_by_key(|(s, _)| s.len())
+        };
+        ends_here.or_else(wrapping).map(|(_, ty)| names.show(ty))
     })
+    .flatten()
 }
 
 /// The type an overloaded numeric or character literal was given (`i32`, `f64`, …).

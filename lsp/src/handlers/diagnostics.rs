@@ -26,44 +26,45 @@ fn convert(
     file: File,
     diags: Vec<futhark_syntax::Diagnostic>,
 ) -> Vec<lsp::Diagnostic> {
+    diags.iter().map(|d| to_lsp(snap, file, d)).collect()
+}
+
+/// One diagnostic of `file` as the protocol has it (also what a code action names as the
+/// diagnostic it fixes).
+pub fn to_lsp(snap: &Snapshot, file: File, d: &futhark_syntax::Diagnostic) -> lsp::Diagnostic {
     let own = file.id(&snap.db);
-    diags
-        .into_iter()
-        .map(|d| {
-            let range = if d.span.file == own {
-                snap.range(file, d.span.into())
-            } else {
-                lsp::Range::default()
-            };
-            let related: Vec<_> = d
-                .labels
-                .iter()
-                .filter_map(|label| {
-                    let target = snap.db.file_by_id(label.span.file)?;
-                    Some(DiagnosticRelatedInformation {
-                        location: snap.location(target, label.span.into())?,
-                        message: label.message.clone(),
-                    })
-                })
-                .collect();
-            let mut message = d.message.clone();
-            for note in &d.notes {
-                message.push('\n');
-                message.push_str(note);
-            }
-            lsp::Diagnostic {
-                range,
-                severity: Some(match d.severity {
-                    Severity::Error => DiagnosticSeverity::ERROR,
-                    Severity::Warning => DiagnosticSeverity::WARNING,
-                    Severity::Note => DiagnosticSeverity::INFORMATION,
-                }),
-                code: Some(NumberOrString::String(d.code.to_string())),
-                source: Some("futhark".to_string()),
-                message,
-                related_information: (!related.is_empty()).then_some(related),
-                ..lsp::Diagnostic::default()
-            }
+    let range = if d.span.file == own {
+        snap.range(file, d.span.into())
+    } else {
+        lsp::Range::default()
+    };
+    let related: Vec<_> = d
+        .labels
+        .iter()
+        .filter_map(|label| {
+            let target = snap.db.file_by_id(label.span.file)?;
+            Some(DiagnosticRelatedInformation {
+                location: snap.location(target, label.span.into())?,
+                message: label.message.clone(),
+            })
         })
-        .collect()
+        .collect();
+    let mut message = d.message.clone();
+    for note in &d.notes {
+        message.push('\n');
+        message.push_str(note);
+    }
+    lsp::Diagnostic {
+        range,
+        severity: Some(match d.severity {
+            Severity::Error => DiagnosticSeverity::ERROR,
+            Severity::Warning => DiagnosticSeverity::WARNING,
+            Severity::Note => DiagnosticSeverity::INFORMATION,
+        }),
+        code: Some(NumberOrString::String(d.code.to_string())),
+        source: Some("futhark".to_string()),
+        message,
+        related_information: (!related.is_empty()).then_some(related),
+        ..lsp::Diagnostic::default()
+    }
 }

@@ -2,6 +2,7 @@
 //! the analysis in `futhark-ide`, convert the answer back. Each runs on a database
 //! snapshot on a blocking thread (see `server.rs`).
 
+pub mod code_action;
 pub mod code_lens;
 pub mod completion;
 pub mod definition;
