@@ -5,19 +5,14 @@
 #![cfg(feature = "cuda")]
 
 use futhark_cuda::{CodegenOptions, GeneratedKernel, canonicalize, generate_program_with};
-use futhark_db::{Database, Db, IrStage};
+
+// Only `compile` is used here.
+#[allow(dead_code)]
+mod support;
 
 /// Every kernel of `src`, generated and canonicalised, in program order.
 fn modules(name: &str, src: &str) -> Vec<GeneratedKernel> {
-    let dir = std::env::temp_dir().join(format!("futhark-canon-{}-{name}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("temp dir");
-    let path = dir.join(format!("{name}.fut"));
-    std::fs::write(&path, src).expect("write source");
-    let db = Database::new();
-    let file = db.load_file(&path).expect("loads");
-    let prog = futhark_db::compile(&db, file, IrStage::Kernels)
-        .unwrap_or_else(|e| panic!("{name} does not compile: {:?}", e.diagnostics(&db, file)));
-    let _ = std::fs::remove_dir_all(&dir);
+    let prog = support::compile(name, src);
     let mut out = Vec::new();
     for kd in &prog.kernels {
         let mut gks =

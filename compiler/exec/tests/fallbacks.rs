@@ -6,6 +6,9 @@
 #[path = "support/agree.rs"]
 mod agree;
 use agree::{agree_error, agree_values};
+// Only `compile` is used here.
+#[allow(dead_code)]
+mod support;
 
 const STREAMS: &str = "
 type~ acc 't = intrinsics.acc t
@@ -191,18 +194,9 @@ fn maps_whose_threads_grow_arrays_or_loop_unbounded_run_as_host_loops() {
     );
 }
 
-/// The slow paths `HOST_LOOPS` compiles to (and those of `program`), as the faces print them.
+/// The slow paths `program` compiles to, as the faces print them.
 fn slow_paths(name: &str, program: &str) -> Vec<String> {
-    use futhark_db::{Database, Db, IrStage};
-    let dir = std::env::temp_dir().join(format!("futhark-slow-{}-{name}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("temp dir");
-    let path = dir.join(format!("{name}.fut"));
-    std::fs::write(&path, program).expect("write source");
-    let db = Database::new();
-    let file = db.load_file(&path).expect("loads");
-    let prog = futhark_db::compile(&db, file, IrStage::Kernels)
-        .unwrap_or_else(|e| panic!("{name} does not compile: {:?}", e.diagnostics(&db, file)));
-    let _ = std::fs::remove_dir_all(&dir);
+    let prog = support::compile(name, program);
     prog.slow_paths.iter().map(ToString::to_string).collect()
 }
 
