@@ -7,6 +7,8 @@
 # setup.
 set -euo pipefail
 cd "$(dirname "$0")"
+# The pinned toolchain (rust-toolchain.toml), installed when missing.
+source .ci/pinned-rust.sh
 cargo build --release --locked -p futhark-rs -p futhark-repl -p futhark-jupyter -p futhark-lsp
 bindir="${FUTHARK_BINDIR:-${CARGO_HOME:-$HOME/.cargo}/bin}"
 mkdir -p "$bindir"
