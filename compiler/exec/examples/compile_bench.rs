@@ -1,11 +1,14 @@
 //! NVRTC compile time of real programs' kernels, one after another against side by side
 //! (`nvrtc::compile_many`, what `CudaDevice::prepare` does). Needs NVRTC, not a GPU:
 //!
-//!     cargo run --release -p futhark-exec --example compile_bench -- [--threads N] FILE.fut...
+//!     cargo run --release -p futhark-exec --example compile_bench -- [--threads N] [--parallel-only] FILE.fut...
 //!
 //! Every kernel of each program is generated as `CudaDevice::prepare` generates it and
 //! compiled for sm_90 twice: on one thread, then on N threads (default: the machine's
 //! parallelism, at most 16). The cubins of the two runs must be byte-identical.
+//! `--parallel-only` skips the one-thread run; each line then also gives the front end's time
+//! (check, lowering, passes, CUDA generation) and the total a GPU compile costs without
+//! loading modules, and the last lines name the slowest programs (issue 25's 10 s bound).
 
 use std::path::PathBuf;
 use std::time::Instant;
@@ -23,8 +26,10 @@ fn main() {
             .unwrap_or(threads);
         args.drain(i..(i + 2).min(args.len()));
     }
+    let parallel_only = args.iter().any(|a| a == "--parallel-only");
+    args.retain(|a| a != "--parallel-only");
     if args.is_empty() {
-        eprintln!("usage: compile_bench [--threads N] FILE.fut...");
+        eprintln!("usage: compile_bench [--threads N] [--parallel-only] FILE.fut...");
         std::process::exit(2);
     }
     if !find_nvrtc() {
@@ -34,17 +39,30 @@ fn main() {
         std::process::exit(2);
     }
     let opts = nvrtc::options("sm_90");
-    println!("program\tmodules\tone thread (s)\t{threads} threads (s)\tspeed-up");
+    if parallel_only {
+        println!("program\tmodules\tfront end (s)\t{threads} threads (s)\ttotal (s)");
+    } else {
+        println!("program\tmodules\tone thread (s)\t{threads} threads (s)\tspeed-up");
+    }
+    let mut totals: Vec<(f64, String)> = Vec::new();
     for path in args {
+        let start = Instant::now();
         let db = Database::new();
         let Some(file) = db.load_file(&PathBuf::from(&path)) else {
             eprintln!("{path}: cannot read");
             continue;
         };
-        let prog = match futhark_db::compile(&db, file, IrStage::Kernels) {
-            Ok(p) => p,
-            Err(_) => {
+        let compiled = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            futhark_db::compile(&db, file, IrStage::Kernels)
+        }));
+        let prog = match compiled {
+            Ok(Ok(p)) => p,
+            Ok(Err(_)) => {
                 eprintln!("{path}: does not compile");
+                continue;
+            }
+            Err(_) => {
+                eprintln!("{path}: the compiler panicked");
                 continue;
             }
         };
@@ -66,6 +84,23 @@ fn main() {
             .iter()
             .map(|(s, n)| (s.as_str(), n.as_str()))
             .collect();
+        let front = start.elapsed().as_secs_f64();
+        if parallel_only {
+            let t = Instant::now();
+            let compiled = nvrtc::compile_many(&jobs, &opts, threads);
+            let many = t.elapsed().as_secs_f64();
+            let failed = compiled.iter().filter(|c| c.is_err()).count();
+            if failed > 0 {
+                eprintln!("{path}: {failed} modules failed NVRTC");
+            }
+            println!(
+                "{path}\t{}\t{front:.2}\t{many:.2}\t{:.2}",
+                jobs.len(),
+                front + many
+            );
+            totals.push((front + many, path.clone()));
+            continue;
+        }
         let t = Instant::now();
         let alone = nvrtc::compile_many(&jobs, &opts, 1);
         let one = t.elapsed().as_secs_f64();
@@ -84,6 +119,17 @@ fn main() {
             jobs.len(),
             one / many
         );
+    }
+    if !totals.is_empty() {
+        totals.sort_by(|a, b| b.0.total_cmp(&a.0));
+        let over = totals.iter().filter(|(t, _)| *t > 10.0).count();
+        println!(
+            "# {} programs; {over} took over 10 s; the slowest:",
+            totals.len()
+        );
+        for (t, path) in totals.iter().take(10) {
+            println!("#   {t:.2} s  {path}");
+        }
     }
 }
 
