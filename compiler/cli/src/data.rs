@@ -39,12 +39,6 @@ pub fn read_stdin() -> Result<Vec<u8>, io::Error> {
     Ok(bytes)
 }
 
-/// Every value on standard input (text and binary may be mixed).
-pub fn read_stdin_values() -> Result<Vec<Value>, InputError> {
-    let bytes = read_stdin()?;
-    Ok(read_values(&bytes)?)
-}
-
 /// Writes one value in `format`: text values end with a newline.
 pub fn write_value(out: &mut impl Write, value: &Value, format: Format) -> io::Result<()> {
     match format {
