@@ -3,7 +3,7 @@
 
 use std::io::{self, Read, Write};
 
-use futhark_values::{DataError, Value, read_values, to_text, write_binary};
+use futhark_values::{DataError, Value, to_text, write_binary};
 
 /// Output format of values.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -75,6 +75,7 @@ pub fn describe_in_line(err: &DataError) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use futhark_values::read_values;
 
     #[test]
     fn text_values_are_one_per_line() {

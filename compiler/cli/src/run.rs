@@ -219,8 +219,12 @@ fn run_program(args: &RunArgs, options: &Options) -> Result<(), RunCommandError>
         Some(l) if l.rank > 0 => {
             futhark_exec::dist::share(l, "stdin", None).map_err(RunCommandError::Distributed)?
         }
-        Some(l) => futhark_exec::dist::share(l, "stdin", Some(data::read_stdin().map_err(InputError::from)?))
-            .map_err(RunCommandError::Distributed)?,
+        Some(l) => futhark_exec::dist::share(
+            l,
+            "stdin",
+            Some(data::read_stdin().map_err(InputError::from)?),
+        )
+        .map_err(RunCommandError::Distributed)?,
         None => data::read_stdin().map_err(InputError::from)?,
     };
     let inputs = futhark_values::read_values(&inputs).map_err(InputError::from)?;

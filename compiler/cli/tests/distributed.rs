@@ -7,28 +7,54 @@
 use std::io::Write;
 use std::net::TcpListener;
 use std::process::{Child, Command, Output, Stdio};
+use std::sync::Mutex;
 
 const PROGRAM: &str = "tests/fixtures/distributed/pipeline.fut";
 
+/// An ephemeral loopback port no other test of this binary was given (the kernel may hand
+/// out a released port again at once, and tests run side by side).
 fn free_port() -> u16 {
-    TcpListener::bind("127.0.0.1:0")
-        .expect("a loopback port")
-        .local_addr()
-        .expect("its address")
-        .port()
+    static GIVEN: Mutex<Vec<u16>> = Mutex::new(Vec::new());
+    loop {
+        let port = TcpListener::bind("127.0.0.1:0")
+            .expect("a loopback port")
+            .local_addr()
+            .expect("its address")
+            .port();
+        let mut given = GIVEN.lock().expect("port list");
+        if !given.contains(&port) {
+            given.push(port);
+            return port;
+        }
+    }
 }
 
 fn input(n: usize) -> Vec<u8> {
-    let xs: Vec<String> = (0..n).map(|i| format!("{}i64", (i * 7919) % 1013)).collect();
+    let xs: Vec<String> = (0..n)
+        .map(|i| format!("{}i64", (i * 7919) % 1013))
+        .collect();
     let fs: Vec<String> = (0..n).map(|i| format!("{}f64", (i as f64).sin())).collect();
     format!("{}i64 [{}] [{}]\n", 50 * n, xs.join(", "), fs.join(", ")).into_bytes()
 }
 
 /// Every variable a launcher may set: a test's ranks see only the ones it gives them.
 const LAUNCHER_VARS: [&str; 16] = [
-    "RANK", "WORLD_SIZE", "LOCAL_RANK", "SLURM_PROCID", "SLURM_NTASKS", "SLURM_LOCALID",
-    "OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE", "OMPI_COMM_WORLD_LOCAL_RANK", "PMI_RANK",
-    "PMI_SIZE", "MPI_LOCALRANKID", "MASTER_ADDR", "MASTER_PORT", "FUTHARK_GPUS", "FUTHARK_SPLIT",
+    "RANK",
+    "WORLD_SIZE",
+    "LOCAL_RANK",
+    "SLURM_PROCID",
+    "SLURM_NTASKS",
+    "SLURM_LOCALID",
+    "OMPI_COMM_WORLD_RANK",
+    "OMPI_COMM_WORLD_SIZE",
+    "OMPI_COMM_WORLD_LOCAL_RANK",
+    "PMI_RANK",
+    "PMI_SIZE",
+    "MPI_LOCALRANKID",
+    "MASTER_ADDR",
+    "MASTER_PORT",
+    "FUTHARK_GPUS",
+    "FUTHARK_SPLIT",
 ];
 
 fn spawn(args: &[&str], vars: &[(String, String)], stdin: &[u8]) -> Child {
@@ -79,7 +105,14 @@ fn vars(launcher: &str, rank: usize, world: usize, port: u16) -> Vec<(String, St
 /// Runs `world` ranks (each with `extra` arguments) and returns every rank's output.
 fn run_ranks(launcher: &str, world: usize, extra: &[&str], stdin: &[u8]) -> Vec<Output> {
     let port = free_port();
-    let mut args = vec!["run", "--backend", "ir", "--distributed", "--dist-timeout", "60"];
+    let mut args = vec![
+        "run",
+        "--backend",
+        "ir",
+        "--distributed",
+        "--dist-timeout",
+        "60",
+    ];
     args.extend(extra);
     args.push(PROGRAM);
     // Rank 0 last: the others must wait for its store.
@@ -110,7 +143,11 @@ fn assert_ok(outs: &[Output]) {
         assert!(o.status.success(), "rank {r} failed:\n{}", text(&o.stderr));
     }
     for (r, o) in outs.iter().enumerate().skip(1) {
-        assert!(o.stdout.is_empty(), "rank {r} wrote results: {}", text(&o.stdout));
+        assert!(
+            o.stdout.is_empty(),
+            "rank {r} wrote results: {}",
+            text(&o.stdout)
+        );
     }
 }
 
@@ -138,7 +175,11 @@ fn two_and_three_ranks_give_the_results_of_one_process() {
         let g = world.to_string();
         let local = single(&["--gpus", &g, "--split", "always"], &stdin);
         assert_eq!(dist, text(&local.stdout), "{world} ranks vs --gpus {world}");
-        assert_eq!(integer_lines(&dist), integer_lines(&one), "{world} ranks vs one device");
+        assert_eq!(
+            integer_lines(&dist),
+            integer_lines(&one),
+            "{world} ranks vs one device"
+        );
         // The kernels really ran split over the ranks' devices, and bytes crossed.
         let profile = text(&outs[0].stderr);
         let split = format!("split over {world} GPUs");
@@ -210,9 +251,17 @@ fn a_rank_that_never_comes_is_a_timeout_naming_the_store() {
 
 #[test]
 fn missing_launcher_variables_are_a_usage_error() {
-    let out = spawn(&["run", "--backend", "ir", "--distributed", PROGRAM], &[], b"")
-        .wait_with_output()
-        .expect("runs");
+    let out = spawn(
+        &["run", "--backend", "ir", "--distributed", PROGRAM],
+        &[],
+        b"",
+    )
+    .wait_with_output()
+    .expect("runs");
     assert_eq!(out.status.code(), Some(2));
-    assert!(text(&out.stderr).contains("RANK and WORLD_SIZE"), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stderr).contains("RANK and WORLD_SIZE"),
+        "{}",
+        text(&out.stderr)
+    );
 }

@@ -98,12 +98,20 @@ pub fn launch_from_vars(var: impl Fn(&str) -> Option<String>) -> Result<Launch, 
         let addr = var("MASTER_ADDR").filter(|a| !a.trim().is_empty());
         let port = number("MASTER_PORT")?;
         let (master_addr, master_port) = match (addr, port) {
-            (Some(a), Some(p)) if p > 0 && p <= u16::MAX as usize => (a.trim().to_string(), p as u16),
+            (Some(a), Some(p)) if p > 0 && p <= u16::MAX as usize => {
+                (a.trim().to_string(), p as u16)
+            }
             (_, Some(p)) if p == 0 || p > u16::MAX as usize => {
-                return Err(LaunchError::NoMaster(format!(" (MASTER_PORT={p} is not a port)")));
+                return Err(LaunchError::NoMaster(format!(
+                    " (MASTER_PORT={p} is not a port)"
+                )));
             }
             _ if world == 1 => ("127.0.0.1".to_string(), 0),
-            _ => return Err(LaunchError::NoMaster(format!(" ({launcher} sets {rank_var})"))),
+            _ => {
+                return Err(LaunchError::NoMaster(format!(
+                    " ({launcher} sets {rank_var})"
+                )));
+            }
         };
         return Ok(Launch {
             rank,
@@ -149,11 +157,19 @@ mod tests {
                 "Open MPI",
             ),
             (
-                &[("SLURM_PROCID", "3"), ("SLURM_NTASKS", "4"), ("SLURM_LOCALID", "1")],
+                &[
+                    ("SLURM_PROCID", "3"),
+                    ("SLURM_NTASKS", "4"),
+                    ("SLURM_LOCALID", "1"),
+                ],
                 "Slurm",
             ),
             (
-                &[("PMI_RANK", "3"), ("PMI_SIZE", "4"), ("MPI_LOCALRANKID", "1")],
+                &[
+                    ("PMI_RANK", "3"),
+                    ("PMI_SIZE", "4"),
+                    ("MPI_LOCALRANKID", "1"),
+                ],
                 "MPI (PMI)",
             ),
         ];

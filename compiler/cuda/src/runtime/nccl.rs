@@ -25,7 +25,11 @@ pub fn available() -> bool {
 }
 
 fn require() -> Result<()> {
-    if available() { Ok(()) } else { Err(CudaError::NoNccl) }
+    if available() {
+        Ok(())
+    } else {
+        Err(CudaError::NoNccl)
+    }
 }
 
 fn nccl_err(what: &str, e: result::NcclError) -> CudaError {
@@ -73,7 +77,14 @@ impl NcclComm {
     }
 
     /// Sends `bytes` bytes of `buf` from byte `off` to rank `peer` (queued on `gpu`'s stream).
-    pub fn send(&self, gpu: &Gpu, buf: &DeviceBuffer, off: usize, bytes: usize, peer: usize) -> Result<()> {
+    pub fn send(
+        &self,
+        gpu: &Gpu,
+        buf: &DeviceBuffer,
+        off: usize,
+        bytes: usize,
+        peer: usize,
+    ) -> Result<()> {
         check_range(buf, off, bytes)?;
         gpu.bind()?;
         // SAFETY: the range lies inside `buf`, which stays allocated while the stream uses it
@@ -93,7 +104,14 @@ impl NcclComm {
     }
 
     /// Receives `bytes` bytes from rank `peer` into `buf` at byte `off`.
-    pub fn recv(&self, gpu: &Gpu, buf: &DeviceBuffer, off: usize, bytes: usize, peer: usize) -> Result<()> {
+    pub fn recv(
+        &self,
+        gpu: &Gpu,
+        buf: &DeviceBuffer,
+        off: usize,
+        bytes: usize,
+        peer: usize,
+    ) -> Result<()> {
         check_range(buf, off, bytes)?;
         gpu.bind()?;
         // SAFETY: as in `send`.
@@ -112,7 +130,13 @@ impl NcclComm {
     }
 
     /// Broadcasts the first `bytes` bytes of `buf` from rank `root` into every rank's `buf`.
-    pub fn broadcast(&self, gpu: &Gpu, buf: &DeviceBuffer, bytes: usize, root: usize) -> Result<()> {
+    pub fn broadcast(
+        &self,
+        gpu: &Gpu,
+        buf: &DeviceBuffer,
+        bytes: usize,
+        root: usize,
+    ) -> Result<()> {
         check_range(buf, 0, bytes)?;
         gpu.bind()?;
         let p = buf.ptr as *mut std::ffi::c_void;

@@ -7,6 +7,7 @@
 //! and follows the same protocol as the store communicator that the tests run.
 
 use std::rc::Rc;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 use futhark_cuda::runtime::nccl;
 use futhark_ir::types::PrimType;
@@ -36,18 +37,22 @@ impl NcclComm {
             return Err(err(futhark_cuda::runtime::CudaError::NoNccl));
         }
         let store = rendezvous(launch)?;
+        // Each opening of the backend (a program of `bench`, say) is a new communicator:
+        // every rank opens them in the same order, so the count names the same one.
+        static JOINS: AtomicUsize = AtomicUsize::new(0);
+        let k = JOINS.fetch_add(1, Ordering::Relaxed);
         let id = if launch.rank == 0 {
             let id = nccl::unique_id().map_err(err)?;
-            store.set("nccl/id", &id)?;
+            store.set(&format!("nccl/{k}/id"), &id)?;
             id
         } else {
-            let bytes = store.get("nccl/id")?;
+            let bytes = store.get(&format!("nccl/{k}/id"))?;
             <[u8; 128]>::try_from(bytes.as_slice())
                 .map_err(|_| ExecError::Distributed("a malformed NCCL unique id".into()))?
         };
-        store.set(&format!("nccl/ready/{}", launch.rank), &[])?;
+        store.set(&format!("nccl/{k}/ready/{}", launch.rank), &[])?;
         for r in 0..launch.world {
-            store.get(&format!("nccl/ready/{r}"))?;
+            store.get(&format!("nccl/{k}/ready/{r}"))?;
         }
         let comm = nccl::NcclComm::join(dev.gpu(), launch.rank, launch.world, &id).map_err(err)?;
         Ok(NcclComm { comm })
@@ -107,7 +112,11 @@ impl Communicator<CudaDevice> for NcclComm {
             .map_err(err)?;
         let n = match &*dev.download(&len_buf, PrimType::U64, 1)? {
             Buffer::U64(v) if v.len() == 1 => v[0] as usize,
-            _ => return Err(ExecError::Distributed("a malformed broadcast length".into())),
+            _ => {
+                return Err(ExecError::Distributed(
+                    "a malformed broadcast length".into(),
+                ));
+            }
         };
         if n == 0 {
             bytes.clear();

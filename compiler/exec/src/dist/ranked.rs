@@ -84,7 +84,11 @@ impl<D: PeerBackend> Ranked<D> {
     }
 
     /// `f` on this rank's device, or `other` when another rank drives it.
-    fn on<T>(&mut self, f: impl FnOnce(&mut D) -> Result<T>, other: impl FnOnce() -> T) -> Result<T> {
+    fn on<T>(
+        &mut self,
+        f: impl FnOnce(&mut D) -> Result<T>,
+        other: impl FnOnce() -> T,
+    ) -> Result<T> {
         let mut node = self.node.borrow_mut();
         if self.owner == node.rank {
             f(&mut node.devs[self.local])
@@ -134,14 +138,17 @@ impl<D: PeerBackend> Backend for Ranked<D> {
         } else {
             Vec::new()
         };
-        node.comm.broadcast(&mut node.devs[0], &mut bytes, self.owner)?;
-        Buffer::from_le_bytes(elem, &bytes).map(Rc::new).ok_or_else(|| {
-            ExecError::Distributed(format!(
-                "rank {} sent {} bytes for {len} elements of {elem:?}",
-                self.owner,
-                bytes.len()
-            ))
-        })
+        node.comm
+            .broadcast(&mut node.devs[0], &mut bytes, self.owner)?;
+        Buffer::from_le_bytes(elem, &bytes)
+            .map(Rc::new)
+            .ok_or_else(|| {
+                ExecError::Distributed(format!(
+                    "rank {} sent {} bytes for {len} elements of {elem:?}",
+                    self.owner,
+                    bytes.len()
+                ))
+            })
     }
 
     fn alloc(&mut self, elem: PrimType, len: usize) -> Result<Self::Buf> {
@@ -208,7 +215,8 @@ impl<D: PeerBackend> Backend for Ranked<D> {
         } else {
             None
         };
-        node.comm.broadcast(&mut node.devs[0], &mut failure, self.owner)?;
+        node.comm
+            .broadcast(&mut node.devs[0], &mut failure, self.owner)?;
         match mine {
             Some(r) => r,
             None if failure.is_empty() => Ok(()),
@@ -242,7 +250,15 @@ impl<D: PeerBackend> PeerBackend for Ranked<D> {
             let Held::Here(d) = dst else {
                 return Err(ExecError::Distributed("a copy into a stand-in".into()));
             };
-            return node.devs[self.local].copy_into(d, dst_off, None, here(src)?, src_off, len, elem);
+            return node.devs[self.local].copy_into(
+                d,
+                dst_off,
+                None,
+                here(src)?,
+                src_off,
+                len,
+                elem,
+            );
         };
         match (self.owner == rank, from.owner == rank) {
             (true, true) => {
@@ -251,7 +267,15 @@ impl<D: PeerBackend> PeerBackend for Ranked<D> {
                 };
                 let (a, b) = (self.local, from.local);
                 if a == b {
-                    return node.devs[a].copy_into(d, dst_off, None, here(src)?, src_off, len, elem);
+                    return node.devs[a].copy_into(
+                        d,
+                        dst_off,
+                        None,
+                        here(src)?,
+                        src_off,
+                        len,
+                        elem,
+                    );
                 }
                 let (to, source) = if a < b {
                     let (lo, hi) = node.devs.split_at_mut(b);
@@ -266,13 +290,23 @@ impl<D: PeerBackend> PeerBackend for Ranked<D> {
                 let Held::Here(d) = dst else {
                     return Err(ExecError::Distributed("a copy into a stand-in".into()));
                 };
-                node.comm
-                    .recv(&mut node.devs[self.local], d, dst_off, len, elem, from.owner)
+                node.comm.recv(
+                    &mut node.devs[self.local],
+                    d,
+                    dst_off,
+                    len,
+                    elem,
+                    from.owner,
+                )
             }
-            (false, true) => {
-                node.comm
-                    .send(&mut node.devs[from.local], here(src)?, src_off, len, elem, self.owner)
-            }
+            (false, true) => node.comm.send(
+                &mut node.devs[from.local],
+                here(src)?,
+                src_off,
+                len,
+                elem,
+                self.owner,
+            ),
             (false, false) => Ok(()),
         }
     }

@@ -45,8 +45,12 @@ impl Store {
     pub fn join(launch: &Launch) -> Result<Store> {
         let addr = format!("{}:{}", launch.master_addr, launch.master_port);
         if launch.rank == 0 {
-            let listener = TcpListener::bind(("0.0.0.0", launch.master_port))
-                .map_err(|e| err(&addr, format!("rank 0 cannot listen on port {}: {e}", launch.master_port)))?;
+            let listener = TcpListener::bind(("0.0.0.0", launch.master_port)).map_err(|e| {
+                err(
+                    &addr,
+                    format!("rank 0 cannot listen on port {}: {e}", launch.master_port),
+                )
+            })?;
             serve(listener, launch.timeout);
         }
         let deadline = Instant::now() + launch.timeout;
@@ -111,10 +115,9 @@ impl Store {
             .map_err(|_| err(&self.addr, "a thread failed while using the connection"))?;
         let io = |e: std::io::Error| {
             let what = match e.kind() {
-                std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut => format!(
-                    "no answer for `{key}` within {} s",
-                    self.timeout.as_secs()
-                ),
+                std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut => {
+                    format!("no answer for `{key}` within {} s", self.timeout.as_secs())
+                }
                 _ => format!("lost the connection ({e}); did another rank fail?"),
             };
             err(&self.addr, what)
@@ -204,7 +207,10 @@ fn handle(mut conn: TcpStream, shared: &Shared, timeout: Duration) -> std::io::R
                     if now >= deadline {
                         break None;
                     }
-                    values = cond.wait_timeout(values, deadline - now).map_err(poisoned)?.0;
+                    values = cond
+                        .wait_timeout(values, deadline - now)
+                        .map_err(poisoned)?
+                        .0;
                 };
                 drop(values);
                 match found {
@@ -265,15 +271,24 @@ mod tests {
         s0.set("b", &[7; 100_000]).unwrap();
         assert_eq!(t.join().unwrap(), vec![7; 100_000]);
         let e = s0.take("b").unwrap_err().to_string();
-        assert!(e.contains("`b`") && e.contains(&format!("127.0.0.1:{port}")), "{e}");
+        assert!(
+            e.contains("`b`") && e.contains(&format!("127.0.0.1:{port}")),
+            "{e}"
+        );
     }
 
     #[test]
     fn a_missing_rank_zero_is_a_timeout_naming_the_address() {
         let port = free_port();
         let t0 = Instant::now();
-        let e = Store::join(&launch(1, port, 300)).err().unwrap().to_string();
-        assert!(e.contains(&format!("127.0.0.1:{port}")) && e.contains("could not connect"), "{e}");
+        let e = Store::join(&launch(1, port, 300))
+            .err()
+            .unwrap()
+            .to_string();
+        assert!(
+            e.contains(&format!("127.0.0.1:{port}")) && e.contains("could not connect"),
+            "{e}"
+        );
         assert!(t0.elapsed() < Duration::from_secs(10));
     }
 }
