@@ -260,9 +260,9 @@ mod tests {
     #[test]
     fn values_cross_between_ranks_and_take_removes_them() {
         let port = free_port();
-        let s0 = Store::join(&launch(0, port, 5000)).unwrap();
+        let s0 = Store::join(&launch(0, port, 2000)).unwrap();
         let t = thread::spawn(move || {
-            let s1 = Store::join(&launch(1, port, 5000)).unwrap();
+            let s1 = Store::join(&launch(1, port, 2000)).unwrap();
             s1.set("a", b"from one").unwrap();
             s1.take("b").unwrap()
         });
