@@ -3,7 +3,7 @@
 
 use std::io::{self, Read, Write};
 
-use futhark_values::{DataError, Value, read_values, to_text, write_binary};
+use futhark_values::{DataError, Value, to_text, write_binary};
 
 /// Output format of values.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -37,12 +37,6 @@ pub fn read_stdin() -> Result<Vec<u8>, io::Error> {
     let mut bytes = Vec::new();
     io::stdin().lock().read_to_end(&mut bytes)?;
     Ok(bytes)
-}
-
-/// Every value on standard input (text and binary may be mixed).
-pub fn read_stdin_values() -> Result<Vec<Value>, InputError> {
-    let bytes = read_stdin()?;
-    Ok(read_values(&bytes)?)
 }
 
 /// Writes one value in `format`: text values end with a newline.
@@ -81,6 +75,7 @@ pub fn describe_in_line(err: &DataError) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use futhark_values::read_values;
 
     #[test]
     fn text_values_are_one_per_line() {

@@ -40,6 +40,15 @@ pub struct RunArgs {
     /// undefined results instead of an error. The interpreter always checks.
     #[arg(long = "unsafe")]
     pub unsafe_checks: bool,
+    /// Run as one rank of a distributed run over the GPUs of several processes or hosts
+    /// (one process per GPU; the CPU twin with `--backend ir`). The rank, the number of ranks
+    /// and the rendezvous come from the launcher (mpirun, srun or torchrun-style variables,
+    /// and MASTER_ADDR/MASTER_PORT). Rank 0 reads the inputs and writes the results.
+    #[arg(long)]
+    distributed: bool,
+    /// In a distributed run, the longest wait for another rank at any step, in seconds.
+    #[arg(long, value_name = "SECS", default_value_t = futhark_options::DEFAULT_TIMEOUT.as_secs())]
+    dist_timeout: u64,
 }
 
 /// Where `run` executes the program.
@@ -74,10 +83,28 @@ enum RunCommandError {
     Run(#[from] RunError),
     #[error("cannot write output: {0}")]
     Write(io::Error),
+    #[error(transparent)]
+    Launch(#[from] futhark_options::LaunchError),
+    #[error("{0}")]
+    Distributed(futhark_exec::ExecError),
 }
 
 pub fn run(args: RunArgs, mut options: Options) -> ExitCode {
     options.compile.safety = Safety::from_unsafe(args.unsafe_checks);
+    if args.distributed {
+        // The launcher's variables, read once here and passed down as a value.
+        match futhark_options::launch_from_env() {
+            Ok(mut launch) => {
+                launch.timeout = std::time::Duration::from_secs(args.dist_timeout.max(1));
+                options.exec.distributed = Some(launch);
+            }
+            Err(e) => {
+                eprintln!("error: {e}");
+                return ExitCode::from(2);
+            }
+        }
+    }
+    let rank = options.exec.distributed.as_ref().map(|l| l.rank);
     // Deeply recursive programs need more stack than the main thread has.
     let worker = std::thread::Builder::new()
         .stack_size(512 << 20)
@@ -107,7 +134,10 @@ pub fn run(args: RunArgs, mut options: Options) -> ExitCode {
             ExitCode::from(2)
         }
         Err(e) => {
-            eprintln!("error: {e}");
+            match rank {
+                Some(r) => eprintln!("error (rank {r}): {e}"),
+                None => eprintln!("error: {e}"),
+            }
             ExitCode::FAILURE
         }
     }
@@ -183,12 +213,32 @@ fn run_program(args: &RunArgs, options: &Options) -> Result<(), RunCommandError>
         }
     };
     program.set_profiling(args.profile);
-    let inputs = data::read_stdin_values()?;
+    let launch = options.exec.distributed.as_ref();
+    // Rank 0 reads standard input; the other ranks run on what it read.
+    let inputs = match launch {
+        Some(l) if l.rank > 0 => {
+            futhark_exec::dist::share(l, "stdin", None).map_err(RunCommandError::Distributed)?
+        }
+        Some(l) => futhark_exec::dist::share(
+            l,
+            "stdin",
+            Some(data::read_stdin().map_err(InputError::from)?),
+        )
+        .map_err(RunCommandError::Distributed)?,
+        None => data::read_stdin().map_err(InputError::from)?,
+    };
+    let inputs = futhark_values::read_values(&inputs).map_err(InputError::from)?;
     let results = program.call(&args.entry, inputs);
     if args.profile {
         print_profile(program.as_mut());
     }
     let results = results?;
+    if let Some(l) = launch {
+        futhark_exec::dist::finish(l).map_err(RunCommandError::Distributed)?;
+        if l.rank > 0 {
+            return Ok(());
+        }
+    }
     let stdout = io::stdout();
     let mut out = BufWriter::new(stdout.lock());
     data::write_values(&mut out, &results, Format::from_flag(args.binary))

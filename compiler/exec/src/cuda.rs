@@ -134,7 +134,18 @@ impl CudaDevice {
 
     /// Orders this GPU's later work after the copies other GPUs are making of `buf`, before
     /// that work overwrites it.
-    fn before_overwrite(&mut self, buf: &CudaBuf) -> Result<()> {
+    /// The GPU itself (for NCCL transfers queued on its stream).
+    pub(crate) fn gpu(&self) -> &Gpu {
+        &self.gpu
+    }
+
+    /// A buffer's device memory (an error once freed).
+    pub(crate) fn memory(buf: &CudaBuf) -> Result<&DeviceBuffer> {
+        buf.get()
+    }
+
+    /// Orders work that overwrites `buf` after the copies that read it.
+    pub(crate) fn before_overwrite(&mut self, buf: &CudaBuf) -> Result<()> {
         let readers = std::mem::take(&mut *buf.readers.borrow_mut());
         self.wait_for_all(&readers)
     }

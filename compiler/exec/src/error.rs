@@ -27,6 +27,10 @@ pub enum ExecError {
     /// The device failed (out of memory, NVRTC, launch errors).
     #[error("backend error: {0}")]
     Backend(String),
+    /// A distributed run's rendezvous or a transfer between its processes failed (a peer
+    /// that is not there, a timeout, a missing NCCL).
+    #[error("distributed run: {0}")]
+    Distributed(String),
 }
 
 impl ExecError {

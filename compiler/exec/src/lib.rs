@@ -12,6 +12,7 @@ mod backend;
 mod cpu;
 #[cfg(feature = "cuda")]
 mod cuda;
+pub mod dist;
 mod entry;
 mod error;
 mod host;

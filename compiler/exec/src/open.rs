@@ -9,6 +9,7 @@ use crate::backend::Backend;
 use crate::cpu::CpuBackend;
 #[cfg(feature = "cuda")]
 use crate::cuda::{CudaBackend, CudaDevice};
+use crate::dist;
 use crate::error::{ExecError, Result};
 use crate::multi::Multi;
 
@@ -53,6 +54,11 @@ pub fn open_backend<U: UseBackend>(
     user: U,
 ) -> Result<U::Out> {
     let devices = devices.or(options.gpus);
+    if let Some(launch) = &options.distributed
+        && launch.world > 1
+    {
+        return open_distributed(target, devices, options, launch, user);
+    }
     if devices.is_none()
         && let Some(why) = &options.gpus_invalid
     {
@@ -97,6 +103,63 @@ pub fn open_backend<U: UseBackend>(
                 name,
             };
             Ok(user.with(gpu, &opened))
+        }
+    }
+}
+
+/// One rank of a distributed run: this rank's devices as slots among all the ranks' (see
+/// [`crate::dist`]). The CPU twin has `devices` (default 1) simulated devices per rank and
+/// talks through the rendezvous store; CUDA has this rank's GPU (`LOCAL_RANK`) and NCCL.
+fn open_distributed<U: UseBackend>(
+    target: Target,
+    devices: Option<usize>,
+    options: &ExecOptions,
+    launch: &futhark_options::Launch,
+    user: U,
+) -> Result<U::Out> {
+    // Ranks must split alike: measured times differ between them.
+    let mut options = options.clone();
+    options.balance = false;
+    match target {
+        Target::Cpu => {
+            let per_rank = devices.unwrap_or(1);
+            let store = dist::rendezvous(launch)?;
+            let comm = dist::StoreComm::new(store, launch.rank, launch.world);
+            let local = (0..per_rank).map(|_| CpuBackend::new()).collect();
+            let slots = dist::slots(local, Box::new(comm))?;
+            let opened = Opened {
+                target,
+                devices: slots.len(),
+                name: format!("CPU, {} ranks", launch.world),
+            };
+            Ok(user.with(Multi::with_options(slots, &options)?, &opened))
+        }
+        #[cfg(not(feature = "cuda"))]
+        Target::Cuda => Err(crate::ExecError::Backend(NO_CUDA.to_string())),
+        #[cfg(feature = "cuda")]
+        Target::Cuda => {
+            if devices.is_some_and(|n| n != 1) {
+                return Err(ExecError::Distributed(
+                    "a distributed GPU run drives one GPU per process: start one process per \
+                     GPU (srun --ntasks-per-node, mpirun -npernode, torchrun --nproc-per-node) \
+                     and leave --gpus out"
+                        .into(),
+                ));
+            }
+            // A launcher that gives each process one visible GPU (Slurm's `--gpus-per-task`,
+            // `CUDA_VISIBLE_DEVICES` per rank) leaves GPU 0; otherwise the local rank's.
+            let visible = futhark_cuda::runtime::device::device_count().unwrap_or(0);
+            let ordinal = if visible == 1 { 0 } else { launch.local_rank };
+            let gpu = CudaDevice::open_with(ordinal, &options)?;
+            let name = gpu.device_name();
+            let comm = dist::NcclComm::join(&gpu, launch)?;
+            let slots = dist::slots(vec![gpu], Box::new(comm))?;
+            let opened = Opened {
+                target,
+                devices: slots.len(),
+                name: format!("{name}, {} ranks", launch.world),
+            };
+            Ok(user.with(Multi::with_options(slots, &options)?, &opened))
         }
     }
 }

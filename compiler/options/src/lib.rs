@@ -6,12 +6,15 @@
 //! input) and to tests.
 //!
 //! Module map: `types` (the option types and their defaults), `env` (the one function
-//! that reads `FUTHARK_*` variables).
+//! that reads `FUTHARK_*` variables), `launch` (a distributed run's rank and rendezvous, from
+//! the launcher's variables).
 
 mod env;
+mod launch;
 mod types;
 
 pub use env::{EnvError, from_env};
+pub use launch::{DEFAULT_TIMEOUT, Launch, LaunchError, launch_from_env, launch_from_vars};
 pub use types::{
     CompileOptions, CudaOptions, ExecOptions, FaceOptions, HistOptions, Options, Safety,
     SplitPolicy, TileTune,

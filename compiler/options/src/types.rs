@@ -169,6 +169,9 @@ pub struct ExecOptions {
     /// multi-GPU benchmark.
     pub bare_device: bool,
     pub cuda: CudaOptions,
+    /// This process is one rank of a distributed run (`--distributed`): its devices are
+    /// some of the run's, the others are driven by the other ranks.
+    pub distributed: Option<crate::Launch>,
 }
 
 impl Default for ExecOptions {
@@ -181,6 +184,7 @@ impl Default for ExecOptions {
             two_way_peer_copies: false,
             bare_device: false,
             cuda: CudaOptions::default(),
+            distributed: None,
         }
     }
 }

@@ -15,6 +15,12 @@ pub enum CudaError {
         "no NVRTC found: libnvrtc.so.13 is not on the loader path, in $CUDA_HOME, /usr/local/cuda*, /opt/cuda, or a Python environment's nvidia/cu13/lib; install the CUDA 13 toolkit (or `pip install nvidia-cuda-nvrtc==13.0.*` in the active environment), or add the folder holding libnvrtc.so.13 to LD_LIBRARY_PATH"
     )]
     NoNvrtc,
+    #[error(
+        "no NCCL found: libnccl.so.2 could not be loaded, and a distributed run on GPUs needs it; install NCCL 2 (`apt install libnccl2`, or `pip install nvidia-nccl-cu13` in the active environment) or add the folder holding libnccl.so.2 to LD_LIBRARY_PATH"
+    )]
+    NoNccl,
+    #[error("NCCL error in {what}: {message}")]
+    Nccl { what: String, message: String },
     #[error("the CUDA driver found no GPU")]
     NoDevice,
     #[error("GPU {0} does not exist (this machine has {1})")]

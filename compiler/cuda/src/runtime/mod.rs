@@ -10,6 +10,7 @@ pub mod device;
 pub mod error;
 pub mod failure;
 pub mod launch;
+pub mod nccl;
 pub mod nvrtc;
 pub mod peer;
 pub mod timing;
