@@ -51,8 +51,7 @@ fn every_scan_preset_compiles() {
         ),
         (samples::scan("s", aff, aff_ne, true), 8),
     ];
-    let mut failures = Vec::new();
-    let mut count = 0;
+    let mut jobs = Vec::new();
     for (name, preset) in SCAN_PRESETS {
         for packed in [true, false] {
             let cfg = ScanConfig { packed, ..*preset };
@@ -66,16 +65,26 @@ fn every_scan_preset_compiles() {
                     panic!("not a scan plan")
                 };
                 assert!(plan.block_size <= 1024 && plan.block_size % 32 == 0);
-                count += 1;
-                if let Err(e) = nvrtc::compile(&gk.source, &gk.name, &nvrtc::options("sm_90")) {
-                    failures.push(format!("{name} (packed {packed}): {e}"));
-                }
+                jobs.push((format!("{name} (packed {packed})"), gk));
             }
         }
     }
+    // Side by side on every core (NVRTC calls are independent).
+    let sources: Vec<(&str, &str)> = jobs
+        .iter()
+        .map(|(_, gk)| (gk.source.as_str(), gk.name.as_str()))
+        .collect();
+    let threads = std::thread::available_parallelism().map_or(2, |n| n.get());
+    let results = nvrtc::compile_many(&sources, &nvrtc::options("sm_90"), threads);
+    let failures: Vec<String> = jobs
+        .iter()
+        .zip(results)
+        .filter_map(|((what, _), r)| r.err().map(|e| format!("{what}: {e}")))
+        .collect();
     assert!(
         failures.is_empty(),
-        "{count} kernels, failures:\n{}",
+        "{} kernels, failures:\n{}",
+        jobs.len(),
         failures.join("\n")
     );
 }

@@ -51,8 +51,27 @@ struct Tally {
     bugs: Vec<String>,
     /// Reasons programs did not get through, with a count and an example.
     unsupported: BTreeMap<String, (usize, String)>,
-    /// Per program, its generated CUDA sources (for NVRTC).
-    sources: Vec<(String, Vec<String>)>,
+    /// Per program (by its index in the corpus), its generated CUDA sources (for NVRTC).
+    sources: Vec<(usize, String, Vec<String>)>,
+}
+
+impl Tally {
+    /// Adds another worker's tally (sources are put back in corpus order by the caller).
+    fn merge(&mut self, o: Tally) {
+        self.files += o.files;
+        self.checked += o.checked;
+        self.lowered += o.lowered;
+        self.optimised += o.optimised;
+        self.kernels += o.kernels;
+        self.cuda_kernels += o.cuda_kernels;
+        self.panics.extend(o.panics);
+        self.bugs.extend(o.bugs);
+        for (reason, (n, example)) in o.unsupported {
+            let e = self.unsupported.entry(reason).or_insert((0, example));
+            e.0 += n;
+        }
+        self.sources.extend(o.sources);
+    }
 }
 
 fn note(t: &mut Tally, stage: &str, reason: &str, rel: &str) {
@@ -63,9 +82,8 @@ fn note(t: &mut Tally, stage: &str, reason: &str, rel: &str) {
     e.0 += 1;
 }
 
-fn generate(t: &mut Tally, rel: &str, prog: &Program) {
+fn generate(t: &mut Tally, index: usize, rel: &str, prog: &Program) {
     let mut sources = Vec::new();
-    let index = t.sources.len();
     for k in &prog.kernels {
         t.kernels += 1;
         // Kernel names are unique within a program; NVRTC sees many programs at once.
@@ -81,72 +99,109 @@ fn generate(t: &mut Tally, rel: &str, prog: &Program) {
             Err(e) => t.bugs.push(format!("{rel}: codegen: {e}\n{}", k.program)),
         }
     }
-    t.sources.push((rel.to_string(), sources));
+    t.sources.push((index, rel.to_string(), sources));
 }
 
+/// Every corpus file through the GPU path, on as many threads as there are cores (each with
+/// its own database and a large stack), tallied in corpus order.
 fn run() -> Tally {
     let mut files = Vec::new();
     collect(&corpus_dir(), &mut files);
     let filter = std::env::var("CORPUS_FILTER").ok();
-    let mut t = Tally::default();
-    let db = Database::new();
     let root = corpus_dir();
-    for path in files {
-        let rel = path
-            .strip_prefix(&root)
-            .unwrap_or(&path)
-            .display()
-            .to_string();
-        if filter.as_ref().is_some_and(|f| !rel.contains(f.as_str())) {
-            continue;
+    let files: Vec<(usize, PathBuf, String)> = files
+        .into_iter()
+        .map(|path| {
+            let rel = path
+                .strip_prefix(&root)
+                .unwrap_or(&path)
+                .display()
+                .to_string();
+            (path, rel)
+        })
+        .filter(|(_, rel)| filter.as_ref().is_none_or(|f| rel.contains(f.as_str())))
+        .enumerate()
+        .map(|(i, (path, rel))| (i, path, rel))
+        .collect();
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let threads = std::thread::available_parallelism().map_or(2, |n| n.get());
+    let mut total = Tally::default();
+    std::thread::scope(|scope| {
+        let workers: Vec<_> = (0..threads)
+            .map(|_| {
+                std::thread::Builder::new()
+                    .stack_size(512 << 20)
+                    .spawn_scoped(scope, || {
+                        let mut t = Tally::default();
+                        let db = Database::new();
+                        loop {
+                            let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                            let Some((index, path, rel)) = files.get(i) else {
+                                break;
+                            };
+                            run_file(&mut t, &db, *index, path, rel);
+                        }
+                        t
+                    })
+                    .expect("spawn")
+            })
+            .collect();
+        for w in workers {
+            total.merge(w.join().expect("corpus worker"));
         }
-        t.files += 1;
-        let path = futhark_db::resolve_import_path(&path, "x")
-            .with_file_name(path.file_name().unwrap_or_default());
-        let Some(file) = db.load_file(&path) else {
-            continue;
-        };
-        let r = catch_unwind(AssertUnwindSafe(|| {
-            let lowered = common::lower_file(&db, file)?;
-            let optimised = lowered
-                .program
-                .clone()
-                .map(|p| run_pipeline(p, &pipeline(), true));
-            Ok::<_, Vec<futhark_syntax::Diagnostic>>((lowered, optimised))
-        }));
-        let (lowered, optimised) = match r {
-            Err(_) => {
-                t.panics.push(rel);
-                continue;
-            }
-            Ok(Err(_)) => continue,
-            Ok(Ok(x)) => x,
-        };
-        t.checked += 1;
-        let Some(opt) = optimised else {
-            for d in &lowered.diagnostics {
-                let reason = d
-                    .message
-                    .trim_start_matches("not supported by the GPU path yet: ");
-                if d.code == "gpu-unsupported" {
-                    note(&mut t, "lower", reason, &rel);
-                } else {
-                    t.bugs.push(format!("{rel}: {}", d.message));
-                }
-            }
-            continue;
-        };
-        t.lowered += 1;
-        match opt {
-            Ok(p) => {
-                t.optimised += 1;
-                generate(&mut t, &rel, &p);
-            }
-            Err(e) if e.unsupported => note(&mut t, "kernels", &e.message, &rel),
-            Err(e) => t.bugs.push(format!("{rel}: {e}")),
+    });
+    total.sources.sort_by_key(|(index, _, _)| *index);
+    total
+}
+
+/// One file: type-check, lower, optimise, generate CUDA; tallied into `t`.
+fn run_file(t: &mut Tally, db: &Database, index: usize, path: &Path, rel: &str) {
+    let rel = rel.to_string();
+    t.files += 1;
+    let path = futhark_db::resolve_import_path(path, "x")
+        .with_file_name(path.file_name().unwrap_or_default());
+    let Some(file) = db.load_file(&path) else {
+        return;
+    };
+    let r = catch_unwind(AssertUnwindSafe(|| {
+        let lowered = common::lower_file(db, file)?;
+        let optimised = lowered
+            .program
+            .clone()
+            .map(|p| run_pipeline(p, &pipeline(), true));
+        Ok::<_, Vec<futhark_syntax::Diagnostic>>((lowered, optimised))
+    }));
+    let (lowered, optimised) = match r {
+        Err(_) => {
+            t.panics.push(rel);
+            return;
         }
+        Ok(Err(_)) => return,
+        Ok(Ok(x)) => x,
+    };
+    t.checked += 1;
+    let Some(opt) = optimised else {
+        for d in &lowered.diagnostics {
+            let reason = d
+                .message
+                .trim_start_matches("not supported by the GPU path yet: ");
+            if d.code == "gpu-unsupported" {
+                note(t, "lower", reason, &rel);
+            } else {
+                t.bugs.push(format!("{rel}: {}", d.message));
+            }
+        }
+        return;
+    };
+    t.lowered += 1;
+    match opt {
+        Ok(p) => {
+            t.optimised += 1;
+            generate(t, index, &rel, &p);
+        }
+        Err(e) if e.unsupported => note(t, "kernels", &e.message, &rel),
+        Err(e) => t.bugs.push(format!("{rel}: {e}")),
     }
-    t
 }
 
 /// Compiles the generated sources with NVRTC, grouping programs into modules (kernel names
@@ -163,32 +218,34 @@ fn nvrtc_errors(t: &Tally) -> Option<(usize, Vec<String>)> {
     let mut modules: Vec<(String, String)> = Vec::new();
     for chunk in t.sources.chunks(40) {
         let mut src = String::from(PRELUDE);
-        for (rel, kernels) in chunk {
+        for (_, rel, kernels) in chunk {
             src.push_str(&format!("\n// {rel}\n"));
             for k in kernels {
                 src.push_str(k);
                 src.push('\n');
             }
         }
-        modules.push((chunk.first().map(|c| c.0.clone()).unwrap_or_default(), src));
+        modules.push((chunk.first().map(|c| c.1.clone()).unwrap_or_default(), src));
     }
-    let mut errors = Vec::new();
-    for (name, src) in &modules {
-        if let Err(e) = nvrtc::compile(src, "corpus", &opts) {
-            errors.push(format!("module starting at {name}: {e}"));
-        }
-    }
+    // Side by side on every core: this test is alone in its binary and cargo runs test
+    // binaries one at a time, so compiling one module at a time left CI's other core idle.
+    let jobs: Vec<(&str, &str)> = modules
+        .iter()
+        .map(|(_, src)| (src.as_str(), "corpus"))
+        .collect();
+    let threads = std::thread::available_parallelism().map_or(2, |n| n.get());
+    let results = nvrtc::compile_many(&jobs, &opts, threads);
+    let errors = modules
+        .iter()
+        .zip(results)
+        .filter_map(|((name, _), r)| r.err().map(|e| format!("module starting at {name}: {e}")))
+        .collect();
     Some((modules.len(), errors))
 }
 
 #[test]
 fn corpus_goes_through_the_gpu_path() {
-    let t = std::thread::Builder::new()
-        .stack_size(512 << 20)
-        .spawn(run)
-        .expect("spawn")
-        .join()
-        .expect("corpus thread");
+    let t = run();
     // The report goes to stdout (`--nocapture`) and, with `CORPUS_REPORT=path`, to a file
     // that the test script prints, so CI shows the counts of a passing run.
     let mut report = format!(
