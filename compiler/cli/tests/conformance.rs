@@ -36,6 +36,9 @@ fn conformance_ratchet() {
     let out_dir = std::env::temp_dir().join(format!("futhark-rs-ratchet-{}", std::process::id()));
     std::fs::create_dir_all(&out_dir).expect("temp dir");
     let mut regressions = Vec::new();
+    // Counts and wall time per mode; with `CONFORMANCE_REPORT=path` also written there, so
+    // that tests/run.sh shows them for a passing run (cargo captures a passing test's output).
+    let mut report: Vec<String> = Vec::new();
     for (mode, record) in modes {
         let Some(minimum) = record.get("passed").and_then(serde_json::Value::as_u64) else {
             println!("{mode}: not available yet (null in conformance-expected.json)");
@@ -54,6 +57,7 @@ fn conformance_ratchet() {
             .and_then(serde_json::Value::as_str)
             .unwrap_or(mode);
         let json = out_dir.join(format!("{mode}.json"));
+        let started = std::time::Instant::now();
         let out = Command::new(env!("CARGO_BIN_EXE_futhark-rs"))
             .args(["test", "--mode", run_mode])
             .args(&extra)
@@ -73,10 +77,13 @@ fn conformance_ratchet() {
             serde_json::from_str(&std::fs::read_to_string(&json).expect("--json written"))
                 .expect("--json output is valid JSON");
         let passed = report["passed"].as_u64().expect("passed count");
-        println!(
-            "{mode}: {}",
-            summary.lines().last().unwrap_or("(no summary)")
+        let line = format!(
+            "{mode}: {} ({:.0} s)",
+            summary.lines().last().unwrap_or("(no summary)"),
+            started.elapsed().as_secs_f64()
         );
+        println!("{line}");
+        report.push(line);
         if passed < minimum {
             regressions.push(format!(
                 "{mode}: {passed} passed, but conformance-expected.json records {minimum}"
@@ -89,6 +96,9 @@ fn conformance_ratchet() {
         }
     }
     let _ = std::fs::remove_dir_all(&out_dir);
+    if let Ok(path) = std::env::var("CONFORMANCE_REPORT") {
+        let _ = std::fs::write(&path, report.join("\n") + "\n");
+    }
     assert!(
         regressions.is_empty(),
         "regressions:\n{}",
