@@ -73,10 +73,10 @@ fn conformance_ratchet() {
             "mode {mode} has a count in conformance-expected.json but did not run: {}",
             String::from_utf8_lossy(&out.stderr)
         );
-        let report: serde_json::Value =
+        let verdicts: serde_json::Value =
             serde_json::from_str(&std::fs::read_to_string(&json).expect("--json written"))
                 .expect("--json output is valid JSON");
-        let passed = report["passed"].as_u64().expect("passed count");
+        let passed = verdicts["passed"].as_u64().expect("passed count");
         let line = format!(
             "{mode}: {} ({:.0} s)",
             summary.lines().last().unwrap_or("(no summary)"),
