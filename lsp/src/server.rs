@@ -738,6 +738,10 @@ impl LanguageServer for Server {
     /// Runs a `-- >>>` example: the program is collected on a snapshot, then evaluated on
     /// its own thread with the time limit, holding no snapshot (edits go on meanwhile).
     async fn execute_command(&self, params: ExecuteCommandParams) -> Result<Option<LSPAny>> {
+        // The example sees the whole workspace (its imports), and the scan's loading of
+        // files would otherwise count as an edit made during the run, dropping its result
+        // from the lens as stale.
+        self.workspace_ready().await;
         let generation = self.state().generation;
         let (uri, job) = self
             .run(move |s| handlers::execute_command::prepare(s, params))

@@ -265,3 +265,62 @@ fn compiling_side_by_side_keeps_order_and_results() {
     }
     assert!(together[1].is_err() && together[0].is_ok() && together[2].is_ok());
 }
+
+/// Every generated module splits into one compile unit per entry (`runtime::units`: the
+/// runtime compiles them side by side), and each unit compiles on its own to a cubin holding
+/// its entry. The split is checked on every kernel; NVRTC compiles the units of every
+/// third kernel with several entries (they repeat the shared text, and CI has two cores).
+#[test]
+fn each_entry_compiles_as_a_unit_of_its_own() {
+    use futhark_cuda::runtime::units;
+    let kernels: Vec<GeneratedKernel> = all_modules().into_iter().flat_map(|m| m.kernels).collect();
+    let mut split = Vec::new();
+    for k in &kernels {
+        let entries = k.plan.entries();
+        let us = units::split(&k.source, &entries);
+        assert_eq!(
+            us.len(),
+            entries.len(),
+            "{}: {} entries but {} units: the generated text no longer has the shape \
+             runtime::units reads",
+            k.name,
+            entries.len(),
+            us.len()
+        );
+        if entries.len() > 1 {
+            split.push((k.name.clone(), us));
+        }
+    }
+    if !support::ensure_nvrtc() {
+        println!(
+            "skipped the NVRTC part: NVRTC not found ({} kernels split)",
+            split.len()
+        );
+        return;
+    }
+    let sample: Vec<&(String, Vec<units::Unit>)> = split.iter().step_by(3).collect();
+    let jobs: Vec<(&str, &str)> = sample
+        .iter()
+        .flat_map(|(_, us)| {
+            us.iter()
+                .map(|u| (u.source.as_str(), u.entries[0].as_str()))
+        })
+        .collect();
+    let results = nvrtc::compile_many(&jobs, &nvrtc::options("sm_90"), 2);
+    let mut failures = Vec::new();
+    for ((_, entry), r) in jobs.iter().zip(&results) {
+        match r {
+            Ok(c) if c.cubin.windows(entry.len()).any(|w| w == entry.as_bytes()) => {}
+            Ok(_) => failures.push(format!("{entry}: entry missing from its unit's cubin")),
+            Err(e) => failures.push(format!("{entry}: {e}")),
+        }
+    }
+    println!(
+        "{} kernels with several entries split; {} units of {} of them compiled, {} errors",
+        split.len(),
+        jobs.len(),
+        sample.len(),
+        failures.len()
+    );
+    assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+}

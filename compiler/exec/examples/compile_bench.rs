@@ -1,7 +1,7 @@
 //! NVRTC compile time of real programs' kernels, one after another against side by side
 //! (`nvrtc::compile_many`, what `CudaDevice::prepare` does). Needs NVRTC, not a GPU:
 //!
-//!     cargo run --release -p futhark-exec --example compile_bench -- [--threads N] [--parallel-only] FILE.fut...
+//!     cargo run --release -p futhark-exec --example compile_bench -- [--threads N] [--parallel-only] [--split] FILE.fut...
 //!
 //! Every kernel of each program is generated as `CudaDevice::prepare` generates it and
 //! compiled for sm_90 twice: on one thread, then on N threads (default: the machine's
@@ -9,11 +9,13 @@
 //! `--parallel-only` skips the one-thread run; each line then also gives the front end's time
 //! (check, lowering, passes, CUDA generation) and the total a GPU compile costs without
 //! loading modules, and the last lines name the slowest programs (issue 25's 10 s bound).
+//! `--split` compiles each entry point as its own unit, as the runtime does by default
+//! (`runtime::units`); without it, each module whole.
 
 use std::path::PathBuf;
 use std::time::Instant;
 
-use futhark_cuda::runtime::nvrtc;
+use futhark_cuda::runtime::{nvrtc, units};
 use futhark_db::{Database, Db, IrStage};
 
 fn main() {
@@ -27,9 +29,10 @@ fn main() {
         args.drain(i..(i + 2).min(args.len()));
     }
     let parallel_only = args.iter().any(|a| a == "--parallel-only");
-    args.retain(|a| a != "--parallel-only");
+    let split = args.iter().any(|a| a == "--split");
+    args.retain(|a| a != "--parallel-only" && a != "--split");
     if args.is_empty() {
-        eprintln!("usage: compile_bench [--threads N] [--parallel-only] FILE.fut...");
+        eprintln!("usage: compile_bench [--threads N] [--parallel-only] [--split] FILE.fut...");
         std::process::exit(2);
     }
     if !find_nvrtc() {
@@ -76,6 +79,13 @@ fn main() {
                     .collect();
             }
             match futhark_cuda::generate_program(&kp) {
+                // `--split`: each entry its own unit, as the runtime compiles them
+                // (`CudaOptions::split_entries`).
+                Ok(gks) if split => sources.extend(gks.iter().flat_map(|g| {
+                    units::split(&g.source, &g.plan.entries())
+                        .into_iter()
+                        .map(|u| (u.source, u.entries.join("+")))
+                })),
                 Ok(gks) => sources.extend(gks.into_iter().map(|g| (g.source, g.name))),
                 Err(e) => eprintln!("{path}: kernel {}: {e}", kd.name),
             }

@@ -33,6 +33,13 @@ pub fn written_arrays(prog: &futhark_ir::KernelProgram) -> Vec<usize> {
 /// `launches`, their wall time in `total_ms` (CUDA backends).
 pub const NVRTC_PROFILE: &str = "(NVRTC compiles)";
 
+/// The other parts of preparing kernels, each a profile line with its wall time in
+/// `total_ms` (CUDA backends): generating CUDA C, the kernel cache's lookups and writes, and
+/// loading modules. With [`NVRTC_PROFILE`] they say where a cell's first compile goes.
+pub const CODEGEN_PROFILE: &str = "(CUDA generation)";
+pub const CACHE_PROFILE: &str = "(kernel cache)";
+pub const LOAD_PROFILE: &str = "(module loads)";
+
 /// Time, launches and bytes of one kernel, for `--profile`.
 #[derive(Clone, Debug, PartialEq)]
 pub struct KernelProfile {

@@ -16,7 +16,10 @@ use futhark_ir::{SegOp, Size};
 use futhark_options::ExecOptions;
 use futhark_values::Buffer;
 
-use crate::backend::{Backend, KernelProfile, NVRTC_PROFILE, PeerBackend, Stamp};
+use crate::backend::{
+    Backend, CACHE_PROFILE, CODEGEN_PROFILE, KernelProfile, LOAD_PROFILE, NVRTC_PROFILE,
+    PeerBackend, Stamp,
+};
 use crate::error::{ExecError, Result};
 use crate::multi::Multi;
 use crate::prim::filled;
@@ -91,6 +94,8 @@ pub struct CudaDevice {
     /// two-way ordering), rather than only work that overwrites the buffer
     /// (`ExecOptions::two_way_peer_copies`, for comparisons).
     two_way_copies: bool,
+    /// Wall time of generating CUDA C for prepared programs, for the profile.
+    codegen_ms: f64,
 }
 
 impl CudaDevice {
@@ -112,6 +117,7 @@ impl CudaDevice {
             uploaded: 0,
             downloaded: 0,
             two_way_copies: options.two_way_peer_copies,
+            codegen_ms: 0.0,
         })
     }
 
@@ -227,6 +233,7 @@ impl Backend for CudaDevice {
     fn prepare(&mut self, kernels: &[KernelDef]) -> Result<()> {
         // Generate every module first, then compile them together: NVRTC runs on several
         // threads, which matters for programs of a hundred kernels (the AD tests).
+        let generating = std::time::Instant::now();
         let mut generated = Vec::with_capacity(kernels.len());
         for kd in kernels {
             let mut kp = kd.program.clone();
@@ -240,6 +247,7 @@ impl Backend for CudaDevice {
             gks.iter_mut().for_each(canonicalize);
             generated.push((kd.name.clone(), gks));
         }
+        self.codegen_ms += generating.elapsed().as_secs_f64() * 1e3;
         let all: Vec<_> = generated
             .iter()
             .flat_map(|(_, gks)| gks.iter().cloned())
@@ -406,6 +414,18 @@ impl Backend for CudaDevice {
             total_ms: self.gpu.nvrtc_ms,
             bytes: 0,
         });
+        for (name, ms) in [
+            (CODEGEN_PROFILE, self.codegen_ms),
+            (CACHE_PROFILE, self.gpu.cache_ms),
+            (LOAD_PROFILE, self.gpu.load_ms),
+        ] {
+            out.push(KernelProfile {
+                name: name.into(),
+                launches: 0,
+                total_ms: ms,
+                bytes: 0,
+            });
+        }
         out.push(KernelProfile {
             name: "(peak device memory)".into(),
             launches: 0,

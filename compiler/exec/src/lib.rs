@@ -25,7 +25,10 @@ mod prim;
 mod timed;
 mod value;
 
-pub use backend::{Backend, KernelProfile, NVRTC_PROFILE, PeerBackend, Stamp};
+pub use backend::{
+    Backend, CACHE_PROFILE, CODEGEN_PROFILE, KernelProfile, LOAD_PROFILE, NVRTC_PROFILE,
+    PeerBackend, Stamp,
+};
 pub use cpu::{CpuBackend, run_program as run_kernel_program};
 #[cfg(feature = "cuda")]
 pub use cuda::{CudaBackend, CudaDevice, cuda_unavailable_reason};

@@ -54,6 +54,7 @@ pub(crate) fn from_vars(var: impl Fn(&str) -> Option<String>) -> (Options, Optio
     cuda.nvrtc_threads = var("FUTHARK_NVRTC_THREADS")
         .and_then(|v| v.trim().parse::<usize>().ok())
         .filter(|&n| n > 0);
+    cuda.split_entries = !is("FUTHARK_SPLIT_ENTRIES", &["0", "off", "false"]);
     cuda.tiling = !is("FUTHARK_TILING", &["0", "off", "false"]);
     cuda.tile_fma = !is("FUTHARK_TILE_FMA", &["0", "off", "false"]);
     cuda.tile_shape = var("FUTHARK_TILE").and_then(|v| {

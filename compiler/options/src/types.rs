@@ -80,6 +80,10 @@ pub struct CudaOptions {
     /// Threads compiling a program's kernels (`FUTHARK_NVRTC_THREADS`; `None`: the
     /// machine's parallelism, at most 16).
     pub nvrtc_threads: Option<usize>,
+    /// Each entry point of a generated module (its code versions: block, warp and thread
+    /// reductions, tiled versions, …) is compiled as a module of its own, side by side with
+    /// the others (`FUTHARK_SPLIT_ENTRIES=0` compiles each module whole).
+    pub split_entries: bool,
     /// Where compiled kernels are kept between runs (`$XDG_CACHE_HOME/futhark-rs/kernels`,
     /// else `~/.cache/futhark-rs/kernels`; `None`: no disk cache).
     pub kernel_cache: Option<PathBuf>,
@@ -139,6 +143,7 @@ impl Default for CudaOptions {
             pdl: true,
             trace: None,
             nvrtc_threads: None,
+            split_entries: true,
             kernel_cache: None,
             hist: HistOptions::default(),
             tiling: true,

@@ -22,12 +22,16 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use futhark_check::Type;
-use futhark_exec::{Array, Backend, Data, ExecError, Executor, KernelProfile, NVRTC_PROFILE, Val};
+use futhark_exec::{
+    Array, Backend, CACHE_PROFILE, CODEGEN_PROFILE, Data, ExecError, Executor, KernelProfile,
+    LOAD_PROFILE, NVRTC_PROFILE, Val,
+};
 use futhark_ir::soacs::{FunDef, KernelDef, Program, SubExp};
 use futhark_ir::types::{PrimType, PrimValue};
 use futhark_values::{self as fv, Buffer};
 
 use crate::backend::Device;
+use crate::outcome::PrepareParts;
 use crate::value::ValueView;
 
 /// The entry point a cell's expression becomes.
@@ -268,6 +272,8 @@ pub struct Ran {
     pub new_kernels: usize,
     /// Modules NVRTC compiled for this cell (`None`: the backend has no NVRTC).
     pub nvrtc: Option<u64>,
+    /// Where preparing went (`None`: the backend does not say).
+    pub prepare_parts: Option<PrepareParts>,
 }
 
 /// Why the compiled path did not give a value.
@@ -503,13 +509,21 @@ impl<B: Backend> Runner for Compiled<B> {
         let mut notes = Vec::new();
         let (mut uploaded, mut downloaded) = (0, 0);
         let mut nvrtc = None;
+        let mut parts: Option<PrepareParts> = None;
         for (name, (launches, ms, bytes)) in &after {
             let (l0, ms0, b0) = before.get(name).copied().unwrap_or_default();
+            let spent = (ms - ms0).max(0.0);
             match name.as_str() {
                 // One line per GPU (`gpu1: (NVRTC compiles)`) on several.
                 n if n.ends_with(NVRTC_PROFILE) => {
                     *nvrtc.get_or_insert(0) += launches.saturating_sub(l0);
+                    parts.get_or_insert_default().nvrtc_ms += spent;
                 }
+                n if n.ends_with(CODEGEN_PROFILE) => {
+                    parts.get_or_insert_default().codegen_ms += spent;
+                }
+                n if n.ends_with(CACHE_PROFILE) => parts.get_or_insert_default().cache_ms += spent,
+                n if n.ends_with(LOAD_PROFILE) => parts.get_or_insert_default().load_ms += spent,
                 "(host to device)" => uploaded = bytes.saturating_sub(b0),
                 "(device to host)" => downloaded = bytes.saturating_sub(b0),
                 n if n.starts_with('(') && *launches > l0 => notes.push(n.to_string()),
@@ -548,6 +562,7 @@ impl<B: Backend> Runner for Compiled<B> {
             downloaded,
             new_kernels,
             nvrtc,
+            prepare_parts: parts,
         })
     }
 
@@ -737,6 +752,33 @@ mod tests {
         };
         assert_eq!(p.busiest_ms(), 4.5);
         assert_eq!(p.kernel_ms(), 7.5);
+    }
+
+    #[test]
+    fn the_profile_says_where_preparing_went() {
+        let parts = PrepareParts {
+            codegen_ms: 1.3,
+            nvrtc_ms: 12.0,
+            cache_ms: 0.5,
+            load_ms: 2.0,
+        };
+        let mut p = crate::outcome::Profile {
+            new_kernels: 1,
+            nvrtc: Some(1),
+            prepare_parts: Some(parts),
+            ..Default::default()
+        };
+        let table = p.table();
+        assert!(
+            table.ends_with(
+                "\npreparing: CUDA generation 1.3 ms, NVRTC 12.0 ms, kernel cache 0.5 ms, \
+                 module loads 2.0 ms"
+            ),
+            "{table}"
+        );
+        // Nothing prepared, nothing to break down.
+        p.new_kernels = 0;
+        assert!(!p.table().contains("preparing:"));
     }
 
     #[test]

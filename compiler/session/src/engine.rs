@@ -819,6 +819,7 @@ impl Session {
                 prepare: r.prepare,
                 new_kernels: r.new_kernels,
                 nvrtc: r.nvrtc,
+                prepare_parts: r.prepare_parts,
                 uploaded: r.uploaded,
                 downloaded: r.downloaded,
             }),

@@ -42,7 +42,9 @@ pub use complete::{Candidate, CandidateKind, Completeness, Completions};
 pub use engine::{Interrupter, LoadReport, Options, Session};
 pub use format::{FormatOptions, Formatted};
 pub use inspect::{NameInfo, NameKind};
-pub use outcome::{CellError, CellOutcome, ErrorKind, Evaluated, Profile, Shown, Timing};
+pub use outcome::{
+    CellError, CellOutcome, ErrorKind, Evaluated, PrepareParts, Profile, Shown, Timing,
+};
 pub use value::ValueView;
 
 impl Session {

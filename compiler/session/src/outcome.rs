@@ -175,8 +175,32 @@ pub struct Profile {
     /// Modules NVRTC compiled for this cell (neither kernel cache had them); `None` on
     /// backends without NVRTC.
     pub nvrtc: Option<u64>,
+    /// Where `prepare` went, on backends that say (CUDA).
+    pub prepare_parts: Option<PrepareParts>,
     pub uploaded: u64,
     pub downloaded: u64,
+}
+
+/// The parts of preparing a cell's kernels, in milliseconds of wall time (summed over GPUs).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct PrepareParts {
+    /// Generating CUDA C from the kernel IR.
+    pub codegen_ms: f64,
+    /// NVRTC compiling modules neither kernel cache had.
+    pub nvrtc_ms: f64,
+    /// The kernel cache's lookups and writes (memory and disk).
+    pub cache_ms: f64,
+    /// Loading modules into the GPU's context.
+    pub load_ms: f64,
+}
+
+impl PrepareParts {
+    fn text(&self) -> String {
+        format!(
+            "CUDA generation {:.1} ms, NVRTC {:.1} ms, kernel cache {:.1} ms, module loads {:.1} ms",
+            self.codegen_ms, self.nvrtc_ms, self.cache_ms, self.load_ms
+        )
+    }
 }
 
 impl Profile {
@@ -248,6 +272,11 @@ impl Profile {
             self.uploaded,
             self.downloaded
         ));
+        // Only when something was prepared: a cell whose kernels were all loaded before has
+        // nothing to break down.
+        if let Some(parts) = self.prepare_parts.filter(|_| self.new_kernels > 0) {
+            out.push_str(&format!("\npreparing: {}", parts.text()));
+        }
         out
     }
 }

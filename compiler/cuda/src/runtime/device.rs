@@ -130,6 +130,11 @@ pub struct Gpu {
     /// Modules NVRTC compiled (neither cache had them), and the wall time it took.
     pub nvrtc_compiles: u64,
     pub nvrtc_ms: f64,
+    /// Wall time of the kernel cache's lookups and writes (memory and disk), and of loading
+    /// modules (`cuModuleLoadData`, entry lookup, check registration): with `nvrtc_ms`, where
+    /// preparing a program's kernels goes.
+    pub cache_ms: f64,
+    pub load_ms: f64,
 }
 
 /// Programmatic dependent launch (compute capability 9.0 and later): a kernel may be
@@ -184,6 +189,8 @@ impl Gpu {
             stream,
             nvrtc_compiles: 0,
             nvrtc_ms: 0.0,
+            cache_ms: 0.0,
+            load_ms: 0.0,
         })
     }
 
@@ -234,7 +241,9 @@ impl Drop for Gpu {
                 super::peer::destroy_pool(&self.marks);
                 self.staging.destroy();
                 for (_, k) in self.kernels.drain() {
-                    let _ = result::module::unload(k.module);
+                    for m in k.modules {
+                        let _ = result::module::unload(m);
+                    }
                 }
                 self.alloc.release_all();
                 let _ = result::stream::destroy(self.stream);

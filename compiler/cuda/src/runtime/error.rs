@@ -5,7 +5,7 @@ use thiserror::Error;
 use crate::codegen::CodegenError;
 
 /// An error from the CUDA runtime layer.
-#[derive(Debug, Error)]
+#[derive(Clone, Debug, Error)]
 pub enum CudaError {
     #[error(
         "no CUDA driver found (libcuda.so could not be loaded): this machine has no usable NVIDIA GPU; run on the interpreter instead"

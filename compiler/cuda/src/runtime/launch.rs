@@ -17,6 +17,7 @@ use super::device::Gpu;
 use super::error::{CudaError, Result};
 use super::nvrtc;
 use super::timing::KernelStats;
+use super::units::{self, Unit};
 use crate::codegen::scan::warp_slot;
 use crate::codegen::{GeneratedKernel, LaunchPlan, TilePlan, WARP_SCAN_MAX};
 
@@ -27,7 +28,8 @@ pub struct LoadedKernel {
     /// Shared, so a launch can hold it while it borrows the GPU mutably without copying the
     /// kernel's source (tens of KB) on every launch.
     pub generated: std::rc::Rc<GeneratedKernel>,
-    pub(crate) module: sys::CUmodule,
+    /// One module per compile unit (`units::split`): every entry's function is in `funcs`.
+    pub(crate) modules: Vec<sys::CUmodule>,
     funcs: HashMap<String, sys::CUfunction>,
     /// Dynamic shared memory each entry has been opted in to.
     shared_limit: HashMap<String, usize>,
@@ -40,6 +42,9 @@ pub struct LoadedKernel {
     /// Whether the cubin came from the disk cache.
     pub from_cache: bool,
 }
+
+/// A compile unit's cubin and whether it came from the cache, or why it did not compile.
+type UnitCubin = Result<(Vec<u8>, bool)>;
 
 /// Element types that may be copied to and from the device as raw bytes.
 pub trait Element: Copy + Default {}
@@ -80,103 +85,171 @@ impl Gpu {
         self.load_all(std::slice::from_ref(gk))
     }
 
-    /// Compiles (or fetches from the disk cache) and loads several generated kernels: the
-    /// ones not in the cache are compiled side by side (`nvrtc::compile_many`), then every
-    /// module is loaded in order. The first failure in order is returned.
+    /// Compiles (or fetches from the disk cache) and loads several generated kernels: each
+    /// module's compile units (one per entry, `units::split`, unless
+    /// `CudaOptions::split_entries` is off) that the cache lacks are compiled side by side
+    /// (`nvrtc::compile_many`), then every kernel's units are loaded in order. A kernel
+    /// whose split units do not all compile is compiled whole instead, so the split can
+    /// never fail a kernel that compiles. The first failure in order is returned.
     pub fn load_all(&mut self, gks: &[GeneratedKernel]) -> Result<()> {
         self.bind()?;
         let arch = self.info.arch();
         let opts = nvrtc::options_with(&arch, self.options.fmad);
         let version = nvrtc::version()?;
-        let keys: Vec<String> = gks
+        let looked_up = std::time::Instant::now();
+        let whole = |gk: &GeneratedKernel| {
+            vec![Unit {
+                entries: gk.plan.entries().iter().map(|e| e.to_string()).collect(),
+                source: gk.source.clone(),
+            }]
+        };
+        let mut units: Vec<Vec<Unit>> = gks
             .iter()
-            .map(|gk| KernelCache::key(&gk.source, &opts, &arch, version))
+            .map(|gk| {
+                if self.options.split_entries {
+                    units::split(&gk.source, &gk.plan.entries())
+                } else {
+                    whole(gk)
+                }
+            })
             .collect();
-        let mut cubins: Vec<Option<(Vec<u8>, bool)>> = keys
+        let (mut cubins, mut compiling) = self.compile_units(&units, &opts, &arch, version);
+        // A split kernel with a unit that failed: compiled whole, as it would be unsplit.
+        let failed: Vec<usize> = (0..gks.len())
+            .filter(|&i| units[i].len() > 1 && cubins[i].iter().any(|c| c.is_err()))
+            .collect();
+        if !failed.is_empty() {
+            let retry: Vec<Vec<Unit>> = failed.iter().map(|&i| whole(&gks[i])).collect();
+            let (again, more) = self.compile_units(&retry, &opts, &arch, version);
+            compiling += more;
+            for ((&i, u), c) in failed.iter().zip(retry).zip(again) {
+                units[i] = u;
+                cubins[i] = c;
+            }
+        }
+        // NVRTC's time is counted by `compile_units`; the rest so far is the cache's.
+        self.cache_ms += (looked_up.elapsed().as_secs_f64() * 1e3 - compiling).max(0.0);
+        let loading = std::time::Instant::now();
+        for ((gk, units), cubins) in gks.iter().zip(&units).zip(cubins) {
+            let mut modules = Vec::with_capacity(units.len());
+            for (unit, cubin) in units.iter().zip(cubins) {
+                let (cubin, from_cache) = cubin?;
+                modules.push((unit, cubin, from_cache));
+            }
+            self.load_units(gk, modules)?;
+        }
+        self.load_ms += loading.elapsed().as_secs_f64() * 1e3;
+        Ok(())
+    }
+
+    /// The cubin of every unit, from the cache or compiled (each distinct source once, side
+    /// by side), with whether it came from the cache; compiled ones are stored in it. Also
+    /// the milliseconds NVRTC took.
+    fn compile_units(
+        &mut self,
+        units: &[Vec<Unit>],
+        opts: &[String],
+        arch: &str,
+        version: (i32, i32),
+    ) -> (Vec<Vec<UnitCubin>>, f64) {
+        let keys: Vec<Vec<String>> = units
             .iter()
-            .map(|k| self.cache.get(k).map(|c| (c, true)))
+            .map(|us| {
+                us.iter()
+                    .map(|u| KernelCache::key(&u.source, opts, arch, version))
+                    .collect()
+            })
             .collect();
+        let mut found: HashMap<&str, Vec<u8>> = HashMap::new();
         // Each missing source once (a program may generate the same module twice).
-        let mut first_of: HashMap<&str, usize> = HashMap::new();
-        let mut jobs: Vec<usize> = Vec::new();
-        for (i, c) in cubins.iter().enumerate() {
-            if c.is_none() && !first_of.contains_key(keys[i].as_str()) {
-                first_of.insert(keys[i].as_str(), i);
-                jobs.push(i);
+        let mut jobs: Vec<(&str, &Unit)> = Vec::new();
+        for (us, ks) in units.iter().zip(&keys) {
+            for (u, k) in us.iter().zip(ks) {
+                if found.contains_key(k.as_str()) || jobs.iter().any(|(j, _)| *j == k.as_str()) {
+                    continue;
+                }
+                match self.cache.get(k) {
+                    Some(c) => {
+                        found.insert(k, c);
+                    }
+                    None => jobs.push((k, u)),
+                }
             }
         }
         let sources: Vec<(&str, &str)> = jobs
             .iter()
-            .map(|&i| (gks[i].source.as_str(), gks[i].name.as_str()))
+            .map(|(_, u)| (u.source.as_str(), u.entries[0].as_str()))
             .collect();
         let t0 = std::time::Instant::now();
         let compiled = nvrtc::compile_many(
             &sources,
-            &opts,
+            opts,
             nvrtc::compile_threads(self.options.nvrtc_threads),
         );
+        let mut ms = 0.0;
         if !sources.is_empty() {
             self.nvrtc_compiles += sources.len() as u64;
-            self.nvrtc_ms += t0.elapsed().as_secs_f64() * 1e3;
+            ms = t0.elapsed().as_secs_f64() * 1e3;
+            self.nvrtc_ms += ms;
         }
-        let mut failures: HashMap<usize, CudaError> = HashMap::new();
-        let mut fresh: HashMap<usize, Vec<u8>> = HashMap::new();
-        for (&i, res) in jobs.iter().zip(compiled) {
-            match res {
-                Ok(c) => {
-                    self.cache.put(&keys[i], &c.cubin);
-                    fresh.insert(i, c.cubin);
-                }
-                Err(e) => {
-                    failures.insert(i, e);
-                }
-            }
+        let mut fresh: HashMap<&str, std::result::Result<Vec<u8>, CudaError>> = HashMap::new();
+        for ((k, _), res) in jobs.iter().zip(compiled) {
+            fresh.insert(
+                k,
+                res.map(|c| {
+                    self.cache.put(k, &c.cubin);
+                    c.cubin
+                }),
+            );
         }
-        for (i, gk) in gks.iter().enumerate() {
-            let (cubin, from_cache) = match cubins[i].take() {
-                Some(c) => c,
-                None => {
-                    let first = first_of[keys[i].as_str()];
-                    if let Some(e) = failures.remove(&first) {
-                        return Err(e);
-                    }
-                    match fresh.get(&first) {
-                        Some(c) => (c.clone(), false),
-                        None => {
-                            // Only a duplicate of a module whose failure was returned
-                            // already could get here, and that returned above.
-                            return Err(CudaError::Nvrtc {
-                                what: gk.name.clone(),
-                                message: "no cubin was compiled for this module".into(),
-                            });
-                        }
-                    }
-                }
-            };
-            self.load_cubin(gk, &cubin, from_cache)?;
-        }
-        Ok(())
+        let cubins = keys
+            .iter()
+            .map(|ks| {
+                ks.iter()
+                    .map(|k| match (found.get(k.as_str()), fresh.get(k.as_str())) {
+                        (Some(c), _) => Ok((c.clone(), true)),
+                        (None, Some(Ok(c))) => Ok((c.clone(), false)),
+                        (None, Some(Err(e))) => Err(e.clone()),
+                        (None, None) => Err(CudaError::Nvrtc {
+                            what: k.clone(),
+                            message: "no cubin was compiled for this module".into(),
+                        }),
+                    })
+                    .collect()
+            })
+            .collect();
+        (cubins, ms)
     }
 
-    /// Loads a compiled module and looks up its entry points.
-    fn load_cubin(&mut self, gk: &GeneratedKernel, cubin: &[u8], from_cache: bool) -> Result<()> {
-        // SAFETY: `cubin` is a complete cubin image produced by NVRTC for this device.
-        let module = unsafe { result::module::load_data(cubin.as_ptr() as *const c_void) }
-            .map_err(|e| CudaError::driver("cuModuleLoadData", e))?;
+    /// Loads a kernel's compiled units and looks up their entry points.
+    fn load_units(
+        &mut self,
+        gk: &GeneratedKernel,
+        units: Vec<(&Unit, Vec<u8>, bool)>,
+    ) -> Result<()> {
+        let mut modules = Vec::with_capacity(units.len());
         let mut funcs = HashMap::new();
-        for entry in gk.plan.entries() {
-            let cname = CString::new(entry).unwrap_or_default();
-            // SAFETY: the module is loaded; the name is NUL-terminated.
-            let f = unsafe { result::module::get_function(module, cname) }
-                .map_err(|e| CudaError::driver(format!("cuModuleGetFunction({entry})"), e))?;
-            funcs.insert(entry.to_string(), f);
+        let from_cache = units.iter().all(|(_, _, c)| *c);
+        for (unit, cubin, _) in units {
+            // SAFETY: `cubin` is a complete cubin image produced by NVRTC for this device.
+            let module = unsafe { result::module::load_data(cubin.as_ptr() as *const c_void) }
+                .map_err(|e| CudaError::driver("cuModuleLoadData", e))?;
+            modules.push(module);
+            for entry in &unit.entries {
+                let cname = CString::new(entry.as_str()).unwrap_or_default();
+                // SAFETY: the module is loaded; the name is NUL-terminated.
+                let f = unsafe { result::module::get_function(module, cname) }
+                    .map_err(|e| CudaError::driver(format!("cuModuleGetFunction({entry})"), e))?;
+                funcs.insert(entry.to_string(), f);
+            }
+            // Each unit has its own copy of the failure slot's globals.
+            self.register_module(module, &gk.name, &gk.checks)?;
         }
-        self.register_module(module, &gk.name, &gk.checks)?;
         if let Some(old) = self.kernels.insert(
             gk.name.clone(),
             LoadedKernel {
                 generated: std::rc::Rc::new(gk.clone()),
-                module,
+                modules,
                 funcs,
                 shared_limit: HashMap::new(),
                 occupancy: Vec::new(),
@@ -184,8 +257,10 @@ impl Gpu {
                 from_cache,
             },
         ) {
-            // SAFETY: the replaced module is no longer referenced.
-            let _ = unsafe { result::module::unload(old.module) };
+            for m in old.modules {
+                // SAFETY: the replaced modules are no longer referenced.
+                let _ = unsafe { result::module::unload(m) };
+            }
         }
         Ok(())
     }

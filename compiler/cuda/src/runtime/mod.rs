@@ -14,6 +14,7 @@ pub mod nccl;
 pub mod nvrtc;
 pub mod peer;
 pub mod timing;
+pub mod units;
 
 pub use alloc::DeviceBuffer;
 pub use device::{DeviceInfo, Gpu};
