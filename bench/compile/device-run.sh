@@ -2,7 +2,7 @@
 # Compile latency on a GPU machine (issues 25 and 29), from the repository root with the
 # binaries in .gpu/bin (gzipped) and the corpus in .gpu/corpus. Results go to $OUT.
 #  1. REPL cells that each need a new kernel, with an empty kernel cache: each entry point
-#     compiled as its own unit (the default) against whole modules (FUTHARK_SPLIT_ENTRIES=0),
+#     compiled as its own unit (FUTHARK_SPLIT_ENTRIES=1) against whole modules (the default),
 #     interleaved; :profile says where preparing went (generation, NVRTC, cache, loading).
 #  2. A corpus sample through `test --mode cuda` (results against the .fut files' outputs)
 #     and the out-of-bounds example: split modules run and report failed checks.
@@ -31,8 +31,8 @@ grep -E "^==|preparing:|kernels prepared" "$out/repl.txt"
 {
   echo "== out-of-bounds example (split modules)"
   echo '[1,2,3,4,5,6,7,8,9,10] 5i64' | $bin/futhark-rs run --backend cuda bench/safety/oob.fut; echo "exit $?"
-  echo "== corpus shard 1/12, --mode cuda"
-  timeout 150 $bin/futhark-rs test --mode cuda --timeout 60 --shard 1/12 --json "$out/shard.json" .gpu/corpus | tail -3
+  echo "== corpus shard 1/${SHARDS:-24}, --mode cuda"
+  timeout 100 $bin/futhark-rs test --mode cuda --timeout 30 --shard 1/${SHARDS:-24} --json "$out/shard.json" .gpu/corpus | tail -3
 } > "$out/checks.txt" 2>&1
 cat "$out/checks.txt" | tail -8
 files=$(find .gpu/corpus -name '*.fut' | sort)
@@ -40,7 +40,7 @@ for mode in "--split" ""; do
   left=$(( deadline - SECONDS ))
   (( left < 30 )) && { echo "no time left for compile_bench $mode"; break; }
   echo "== compile_bench --parallel-only $mode (${left} s left)"
-  timeout $(( left / 2 > 240 ? 240 : left / 2 )) $bin/compile_bench --threads 16 --parallel-only $mode $files \
+  timeout $(( left > 240 ? 240 : left )) $bin/compile_bench --threads 16 --parallel-only $mode $files \
     > "$out/compile${mode:+-split}.tsv" 2> "$out/compile${mode:+-split}.err"
   echo "exit $?"; tail -12 "$out/compile${mode:+-split}.tsv"
 done

@@ -9,8 +9,8 @@
 //! `--parallel-only` skips the one-thread run; each line then also gives the front end's time
 //! (check, lowering, passes, CUDA generation) and the total a GPU compile costs without
 //! loading modules, and the last lines name the slowest programs (issue 25's 10 s bound).
-//! `--split` compiles each entry point as its own unit, as the runtime does by default
-//! (`runtime::units`); without it, each module whole.
+//! `--split` compiles each entry point as its own unit, as the runtime does with
+//! `FUTHARK_SPLIT_ENTRIES=1` (`runtime::units`); without it, each module whole (the default).
 
 use std::path::PathBuf;
 use std::time::Instant;
@@ -79,8 +79,8 @@ fn main() {
                     .collect();
             }
             match futhark_cuda::generate_program(&kp) {
-                // `--split`: each entry its own unit, as the runtime compiles them
-                // (`CudaOptions::split_entries`).
+                // `--split`: each entry its own unit, as the runtime compiles them with
+                // `CudaOptions::split_entries`.
                 Ok(gks) if split => sources.extend(gks.iter().flat_map(|g| {
                     units::split(&g.source, &g.plan.entries())
                         .into_iter()

@@ -54,7 +54,7 @@ pub(crate) fn from_vars(var: impl Fn(&str) -> Option<String>) -> (Options, Optio
     cuda.nvrtc_threads = var("FUTHARK_NVRTC_THREADS")
         .and_then(|v| v.trim().parse::<usize>().ok())
         .filter(|&n| n > 0);
-    cuda.split_entries = !is("FUTHARK_SPLIT_ENTRIES", &["0", "off", "false"]);
+    cuda.split_entries = is("FUTHARK_SPLIT_ENTRIES", &["1", "on", "true"]);
     cuda.tiling = !is("FUTHARK_TILING", &["0", "off", "false"]);
     cuda.tile_fma = !is("FUTHARK_TILE_FMA", &["0", "off", "false"]);
     cuda.tile_shape = var("FUTHARK_TILE").and_then(|v| {
@@ -124,7 +124,7 @@ mod tests {
         assert_eq!(with(&[]), (Options::default(), None));
         let o = Options::default();
         assert!(o.compile.promote_loops && o.exec.balance && o.exec.cuda.pdl);
-        assert!(o.exec.cuda.warp_scan && !o.exec.cuda.fmad);
+        assert!(o.exec.cuda.warp_scan && !o.exec.cuda.fmad && !o.exec.cuda.split_entries);
         assert_eq!(o.compile.safety, Safety::Checked);
     }
 
@@ -140,6 +140,7 @@ mod tests {
             ("FUTHARK_PDL", "false"),
             ("FUTHARK_TRACE", "/tmp/t"),
             ("FUTHARK_NVRTC_THREADS", "3"),
+            ("FUTHARK_SPLIT_ENTRIES", "1"),
             ("FUTHARK_PEER_ORDER", "both"),
             ("FUTHARK_NO_GPU", ""),
             ("FUTHARK_LSP_RUN_TIMEOUT_MS", "1500"),
@@ -158,6 +159,7 @@ mod tests {
         assert!(o.exec.cuda.fmad && !o.exec.cuda.warp_scan && !o.exec.cuda.pdl);
         assert_eq!(o.exec.cuda.trace, Some(PathBuf::from("/tmp/t")));
         assert_eq!(o.exec.cuda.nvrtc_threads, Some(3));
+        assert!(o.exec.cuda.split_entries);
         assert!(o.exec.two_way_peer_copies && o.face.no_gpu);
         assert_eq!(o.face.lsp_run_timeout_ms, Some(1500));
         let hist = &o.exec.cuda.hist;

@@ -82,7 +82,9 @@ pub struct CudaOptions {
     pub nvrtc_threads: Option<usize>,
     /// Each entry point of a generated module (its code versions: block, warp and thread
     /// reductions, tiled versions, …) is compiled as a module of its own, side by side with
-    /// the others (`FUTHARK_SPLIT_ENTRIES=0` compiles each module whole).
+    /// the others (`FUTHARK_SPLIT_ENTRIES=1`). Off: on an H100 it made a warm compile of a
+    /// small reduction 2.5–3× slower and the largest corpus programs 1.4–1.6× slower
+    /// (`bench/results/compile-latency.md`).
     pub split_entries: bool,
     /// Where compiled kernels are kept between runs (`$XDG_CACHE_HOME/futhark-rs/kernels`,
     /// else `~/.cache/futhark-rs/kernels`; `None`: no disk cache).
@@ -143,7 +145,7 @@ impl Default for CudaOptions {
             pdl: true,
             trace: None,
             nvrtc_threads: None,
-            split_entries: true,
+            split_entries: false,
             kernel_cache: None,
             hist: HistOptions::default(),
             tiling: true,

@@ -86,8 +86,8 @@ impl Gpu {
     }
 
     /// Compiles (or fetches from the disk cache) and loads several generated kernels: each
-    /// module's compile units (one per entry, `units::split`, unless
-    /// `CudaOptions::split_entries` is off) that the cache lacks are compiled side by side
+    /// module's compile units (the module whole, or one per entry with
+    /// `CudaOptions::split_entries`, `units::split`) that the cache lacks are compiled side by side
     /// (`nvrtc::compile_many`), then every kernel's units are loaded in order. A kernel
     /// whose split units do not all compile is compiled whole instead, so the split can
     /// never fail a kernel that compiles. The first failure in order is returned.

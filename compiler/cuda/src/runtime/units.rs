@@ -2,11 +2,14 @@
 //!
 //! A generated module holds every code version of its kernel (a reduction's block, warp and
 //! thread entries, its tiled entries, a scan's look-back and small-segment entries), and a
-//! launch uses one of them. NVRTC's time grows with the entries a module defines (on the
-//! sum of one `f32` array: ~20 ms for the shared text, 35–90 ms per entry), so each entry
-//! is compiled as a module of its own — the module's shared text (types, helpers, globals)
-//! with that one entry — and the units compile side by side. A notebook cell whose kernel
-//! is a reduction then waits for its slowest entry, not for three in a row.
+//! launch uses one of them. With `CudaOptions::split_entries` (`FUTHARK_SPLIT_ENTRIES=1`)
+//! each entry is compiled as a module of its own — the module's shared text (types,
+//! helpers, globals) with that one entry — and the units compile side by side, so that a
+//! cell would wait for its slowest entry rather than for all of them in a row. Measured on
+//! an H100 it did not pay: NVRTC runs concurrent compiles far from independently, and each
+//! unit parses the shared text again (a warm compile of a small reduction: 13–22 ms whole,
+//! 38–60 ms split; `ad/scan9.fut`: 26.5 s whole, 37.3 s split;
+//! `bench/results/compile-latency.md`). It is off by default and kept for such comparisons.
 //!
 //! The split reads the text the code generator writes: an entry starts at a line beginning
 //! `extern "C" __global__` that names it, and ends at the next line that is a lone `}`.
