@@ -6,8 +6,8 @@
 //! each entry is compiled as a module of its own — the module's shared text (types,
 //! helpers, globals) with that one entry — and the units compile side by side, so that a
 //! cell would wait for its slowest entry rather than for all of them in a row. Measured on
-//! an H100 it did not pay: NVRTC runs concurrent compiles far from independently, and each
-//! unit parses the shared text again (a warm compile of a small reduction: 13–22 ms whole,
+//! an H100 it did not pay: each unit parses the shared text again, and units compiled side
+//! by side overlapped poorly (a warm compile of a small reduction: 13–22 ms whole,
 //! 38–60 ms split; `ad/scan9.fut`: 26.5 s whole, 37.3 s split;
 //! `bench/results/compile-latency.md`). It is off by default and kept for such comparisons.
 //!
