@@ -97,12 +97,7 @@ impl Gpu {
         let opts = nvrtc::options_with(&arch, self.options.fmad);
         let version = nvrtc::version()?;
         let looked_up = std::time::Instant::now();
-        let whole = |gk: &GeneratedKernel| {
-            vec![Unit {
-                entries: gk.plan.entries().iter().map(|e| e.to_string()).collect(),
-                source: gk.source.clone(),
-            }]
-        };
+        let whole = |gk: &GeneratedKernel| units::whole(&gk.source, &gk.plan.entries());
         let mut units: Vec<Vec<Unit>> = gks
             .iter()
             .map(|gk| {
@@ -163,9 +158,10 @@ impl Gpu {
         let mut found: HashMap<&str, Vec<u8>> = HashMap::new();
         // Each missing source once (a program may generate the same module twice).
         let mut jobs: Vec<(&str, &Unit)> = Vec::new();
+        let mut queued: std::collections::HashSet<&str> = std::collections::HashSet::new();
         for (us, ks) in units.iter().zip(&keys) {
             for (u, k) in us.iter().zip(ks) {
-                if found.contains_key(k.as_str()) || jobs.iter().any(|(j, _)| *j == k.as_str()) {
+                if found.contains_key(k.as_str()) || !queued.insert(k.as_str()) {
                     continue;
                 }
                 match self.cache.get(k) {

@@ -23,20 +23,22 @@ pub struct Unit {
     pub source: String,
 }
 
+/// The module with `source` defining `entries` as one unit.
+pub fn whole(source: &str, entries: &[&str]) -> Vec<Unit> {
+    vec![Unit {
+        entries: entries.iter().map(|e| e.to_string()).collect(),
+        source: source.to_string(),
+    }]
+}
+
 /// The units of a module with `source` defining `entries`: one per entry, or the whole
 /// module as one unit when it has one entry or its text is not of the generated shape.
 pub fn split(source: &str, entries: &[&str]) -> Vec<Unit> {
-    let whole = || {
-        vec![Unit {
-            entries: entries.iter().map(|e| e.to_string()).collect(),
-            source: source.to_string(),
-        }]
-    };
     if entries.len() < 2 {
-        return whole();
+        return whole(source, entries);
     }
     let Some(spans) = entry_spans(source, entries) else {
-        return whole();
+        return whole(source, entries);
     };
     spans
         .iter()
