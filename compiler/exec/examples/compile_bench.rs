@@ -3,7 +3,8 @@
 //!
 //!     cargo run --release -p futhark-exec --example compile_bench -- [--threads N] [--parallel-only] [--split] FILE.fut...
 //!
-//! Every kernel of each program is generated as `CudaDevice::prepare` generates it and
+//! Every kernel of each program is generated and named by content as `CudaDevice::prepare`
+//! does it, each distinct module once (the runtime compiles no text twice), and
 //! compiled for sm_90 twice: on one thread, then on N threads (default: the machine's
 //! parallelism, at most 16). The cubins of the two runs must be byte-identical.
 //! `--parallel-only` skips the one-thread run; each line then also gives the front end's time
@@ -78,7 +79,12 @@ fn main() {
                     .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
                     .collect();
             }
-            match futhark_cuda::generate_program(&kp) {
+            match futhark_cuda::generate_program(&kp).map(|mut gks| {
+                // Named by content, as `CudaDevice::prepare` names them: the runtime
+                // compiles each distinct module once.
+                gks.iter_mut().for_each(futhark_cuda::canonicalize);
+                gks
+            }) {
                 // `--split`: each entry its own unit, as the runtime compiles them with
                 // `CudaOptions::split_entries`.
                 Ok(gks) if split => sources.extend(gks.iter().flat_map(|g| {
@@ -89,6 +95,15 @@ fn main() {
                 Ok(gks) => sources.extend(gks.into_iter().map(|g| (g.source, g.name))),
                 Err(e) => eprintln!("{path}: kernel {}: {e}", kd.name),
             }
+        }
+        let generated = sources.len();
+        let mut seen = std::collections::HashSet::new();
+        sources.retain(|(s, _)| seen.insert(s.clone()));
+        if sources.len() < generated {
+            eprintln!(
+                "{path}: {generated} modules generated, {} distinct (each compiled once)",
+                sources.len()
+            );
         }
         let jobs: Vec<(&str, &str)> = sources
             .iter()

@@ -91,40 +91,46 @@ fn fix_body(b: &mut Body, types: &HashMap<Name, Type>, ns: &mut NameSource) {
             _ => {}
         }
     }
-    let mut i = 0;
-    while i < b.stms.len() {
-        let mut later: HashSet<Name> = b
-            .result
-            .iter()
-            .filter_map(|r| r.as_var().cloned())
-            .collect();
-        for s in &b.stms[i + 1..] {
-            later.extend(uses_in_exp(&s.exp));
+    // The last statement (the body's result counts as `len`) using each name, from one
+    // walk over the statements: asking "is it used later?" of every consumer by walking
+    // the rest of the body was quadratic (76% of compiling the AD tests with hundreds of
+    // statements per body). The copies inserted below use only the consumed names, before
+    // their consumer, and the renaming touches only the consumer, so these stay exact.
+    let len = b.stms.len();
+    let mut last_use: HashMap<Name, usize> = HashMap::new();
+    for (j, s) in b.stms.iter().enumerate() {
+        for n in uses_in_exp(&s.exp) {
+            last_use.insert(n, j);
         }
-        let mut renames: HashMap<Name, SubExp> = HashMap::new();
-        let mut copies = Vec::new();
-        let mut names: Vec<Name> = consumed(&b.stms[i].exp).into_iter().collect();
+    }
+    for r in &b.result {
+        if let Some(v) = r.as_var() {
+            last_use.insert(v.clone(), len);
+        }
+    }
+    let mut out = Vec::with_capacity(len);
+    for (i, mut stm) in std::mem::take(&mut b.stms).into_iter().enumerate() {
+        let mut names: Vec<Name> = consumed(&stm.exp).into_iter().collect();
         names.sort();
+        let mut renames: HashMap<Name, SubExp> = HashMap::new();
         for c in names {
             let Some(ty) = types.get(&c) else { continue };
-            if !later.contains(&c) || !ty.is_array() {
+            if last_use.get(&c).is_none_or(|&j| j <= i) || !ty.is_array() {
                 continue;
             }
             let copy = ns.fresh(&format!("{c}_copy"));
-            copies.push(Stm::new(
+            out.push(Stm::new(
                 Pat::new(vec![Param::new(&copy, ty.clone())]),
                 Exp::Copy(c.clone()),
             ));
             renames.insert(c, SubExp::Var(copy));
         }
         if !renames.is_empty() {
-            Rewriter::subst(&renames).stm(&mut b.stms[i]);
-            let n = copies.len();
-            b.stms.splice(i..i, copies);
-            i += n;
+            Rewriter::subst(&renames).stm(&mut stm);
         }
-        i += 1;
+        out.push(stm);
     }
+    b.stms = out;
 }
 
 fn soac_lambdas_mut(s: &mut Soac) -> Vec<&mut Lambda> {

@@ -443,9 +443,6 @@ impl<'l, 'a> Jvp<'l, 'a> {
                 self.set_tangents(&s.pat, &tps);
             }
             Exp::Apply { func, args, .. } => {
-                if !s.pat.ctx.is_empty() {
-                    return Err(unsupported("differentiating a call with existential sizes"));
-                }
                 let Some(f) = self.lw.funs.iter().find(|f| &f.name == func).cloned() else {
                     return Err(unsupported(format!(
                         "differentiating a call of the recursive function `{func}`"
@@ -476,12 +473,50 @@ impl<'l, 'a> Jvp<'l, 'a> {
                     self.stm(st, out)?;
                 }
                 self.depth -= 1;
+                // The call's existential sizes are the inlined results' dimensions.
+                for c in &s.pat.ctx {
+                    let size = s.pat.elems.iter().zip(&body.result).find_map(|(p, r)| {
+                        let rt = self.ty(r);
+                        p.ty.shape()
+                            .iter()
+                            .zip(rt.shape())
+                            .find(|(pd, _)| pd.as_var() == Some(c))
+                            .map(|(_, rd)| rd.clone())
+                    });
+                    let Some(size) = size else {
+                        return Err(unsupported(
+                            "differentiating a call with an existential size its results do not show",
+                        ));
+                    };
+                    let ty = Type::Prim(PrimType::I64);
+                    self.lw.declare(c, ty.clone());
+                    self.types.insert(c.clone(), ty.clone());
+                    out.push(Stm::new(Pat::one(c, ty), Exp::SubExp(size)));
+                }
                 for (p, r) in s.pat.elems.iter().zip(&body.result) {
-                    out.push(Stm::new(
-                        Pat::one(&p.name, p.ty.clone()),
-                        Exp::SubExp(r.clone()),
-                    ));
+                    // A result whose type has the call's existential sizes is reshaped to
+                    // them (bound to its own dimensions above), so later statements see
+                    // the sizes the call's pattern names.
+                    let sized = p
+                        .ty
+                        .shape()
+                        .iter()
+                        .any(|d| d.as_var().is_some_and(|v| s.pat.ctx.contains(v)));
+                    let reshaped = |x: &SubExp| match x {
+                        SubExp::Var(a) if sized => Exp::Reshape {
+                            shape: p.ty.shape().to_vec(),
+                            arr: a.clone(),
+                        },
+                        _ => Exp::SubExp(x.clone()),
+                    };
+                    out.push(Stm::new(Pat::one(&p.name, p.ty.clone()), reshaped(r)));
                     if let Some(t) = self.tangent(r) {
+                        let t = if sized {
+                            let e = reshaped(&t);
+                            self.bind(out, &format!("{}_tan", p.name), p.ty.clone(), e)
+                        } else {
+                            t
+                        };
                         self.tan.insert(p.name.clone(), t);
                     }
                 }
