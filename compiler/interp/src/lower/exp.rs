@@ -265,7 +265,21 @@ impl<'a> LowerCx<'a> {
                 )
             }
             S::Apply(f, args) => {
-                let fe = self.var_plain(&name(f)).ok()?;
+                // A size is an `i64`, so an application of a function named for a primitive
+                // type (the checker keeps names, not module paths) is `i64.<t>`, the
+                // conversion from `t`: the global `u32`, say, would give a `u32`.
+                let fe = if futhark_check::PrimType::from_name(f).is_some() {
+                    let conv = QualName {
+                        quals: vec![ast::Ident {
+                            name: "i64".to_string(),
+                            span,
+                        }],
+                        ..name(f)
+                    };
+                    self.var_plain(&conv).ok()?
+                } else {
+                    self.var_plain(&name(f)).ok()?
+                };
                 let mut xs = Vec::with_capacity(args.len());
                 for a in args {
                     xs.push(self.size_exp(a, span)?);
