@@ -264,6 +264,15 @@ impl<'a> Lowerer<'a> {
                     span,
                 )?
             }
+            // A size is an `i64`, so an application of a function named for an integer type
+            // (the checker keeps names, not module paths) is `i64.<t>`, the conversion from
+            // `t`, and every term here is already evaluated to an `i64`.
+            CSize::Apply(f, args)
+                if args.len() == 1
+                    && PrimType::from_name(f.name()).is_some_and(|t| t.is_int()) =>
+            {
+                return self.eval_size(&args[0], ctx, span);
+            }
             CSize::Apply(f, args) => {
                 let fv = self.name_value(f.name(), span, ctx)?;
                 let mut vals = Vec::new();
