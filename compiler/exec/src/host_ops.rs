@@ -14,7 +14,7 @@ fn div_zero() -> ExecError {
 /// Integer power by squaring, wrapping; a negative exponent is an error.
 pub fn ipow(t: PrimType, base: i128, exp: i128) -> Result<PrimValue> {
     if exp < 0 {
-        return Err(ExecError::runtime("negative exponent"));
+        return Err(ExecError::runtime("Negative exponent"));
     }
     // Reduced to the type after every step, so products stay within `i128`.
     let wrap = |x: i128| int(from_int(t, x));

@@ -162,12 +162,21 @@ impl BinOp {
         )
     }
 
-    /// Whether evaluating the operator can fail at run time (division by zero), so it must
+    /// Whether evaluating the operator can fail at run time (division by zero, a negative
+    /// integer exponent), so it must
     /// not be hoisted out of a branch.
     pub fn can_fail(self) -> bool {
         matches!(
             self,
-            BinOp::SDiv | BinOp::UDiv | BinOp::SQuot | BinOp::SMod | BinOp::UMod | BinOp::SRem
+            BinOp::SDiv
+                | BinOp::UDiv
+                | BinOp::SQuot
+                | BinOp::SMod
+                | BinOp::UMod
+                | BinOp::SRem
+                // An integer power with a negative exponent (a float power cannot fail,
+                // but the operator is the same).
+                | BinOp::Pow
         )
     }
 }
