@@ -113,9 +113,10 @@ impl<'a> Lowerer<'a> {
                 // run-time error too, when the body is a built-in operator.
                 // Inlined, not specialised, so that the override reaches its body.
                 let extra = self.call_sizes(d, inst.as_deref(), &args, span)?;
+                let types = self.call_types(d, inst.as_deref(), span)?;
                 self.next_frame = Some(span);
                 self.next_located = Some(span);
-                let r = self.inline_def(d, args, extra, span);
+                let r = self.inline_def(d, args, extra, types, span);
                 self.next_frame = None;
                 self.next_located = None;
                 r?
@@ -195,8 +196,30 @@ impl<'a> Lowerer<'a> {
         if first_order {
             self.specialise(def, args, extra, span)
         } else {
-            self.inline_def(def, args, extra, span)
+            let types = self.call_types(def, inst, span)?;
+            self.inline_def(def, args, extra, types, span)
         }
+    }
+
+    /// The type parameters of `def` that its instance at this use fixes, as the caller
+    /// sees them: a type that only a function argument's result or the result type names
+    /// (`map_opt f` with `f: a -> b`, `concatmap`'s `[]b`) is not found by unifying the
+    /// parameters with the arguments' values.
+    fn call_types(
+        &mut self,
+        def: &Rc<Def<'a>>,
+        inst: Option<&Inst<'a>>,
+        span: Span,
+    ) -> LResult<TSubst> {
+        let mut out = TSubst::new();
+        let Some(inst) = inst else {
+            return Ok(out);
+        };
+        let vb = def.vb;
+        if let Some(decl) = self.info(vb.name.span)?.defs.get(&vb.name.span) {
+            types_from_instance(&decl.ty, inst.ty, &inst.ctx.tsubst, span, &mut out);
+        }
+        Ok(out)
     }
 
     /// Size parameters of `def` that no argument's shape gives, evaluated from the type the
@@ -293,11 +316,15 @@ impl<'a> Lowerer<'a> {
         def: &Rc<Def<'a>>,
         args: &[Value<'a>],
         extra: &[(String, SubExp)],
+        types: TSubst,
     ) -> LResult<Ctx<'a>> {
         let vb = def.vb;
         let mut tsubst = TSubst::new();
         for (p, a) in vb.params.iter().zip(args) {
             self.unify_pat(p, a, &mut tsubst)?;
+        }
+        for (id, t) in types {
+            tsubst.entry(id).or_insert(t);
         }
         // A definition sees itself (recursion) and what was declared before it.
         let env = def.env.with_val(&vb.name.name, Binding::Def(def.clone()));
@@ -345,9 +372,10 @@ impl<'a> Lowerer<'a> {
         def: &Rc<Def<'a>>,
         args: Vec<Value<'a>>,
         extra: Vec<(String, SubExp)>,
+        types: TSubst,
         span: Span,
     ) -> LResult<Value<'a>> {
-        let ctx = self.def_ctx(def, &args, &extra).map_err(|e| e.at(span))?;
+        let ctx = self.def_ctx(def, &args, &extra, types).map_err(|e| e.at(span))?;
         let r = self.exp(&def.vb.body, &ctx)?;
         self.coerce_to_declared(def, args.len(), &ctx, r)
             .map_err(|e| e.at(span))
@@ -578,7 +606,9 @@ impl<'a> Lowerer<'a> {
         params.extend(extra_params);
         let param_names: Vec<String> = params.iter().map(|p| p.name.clone()).collect();
         // A provisional result type for recursive calls: the checker's, all sizes unknown.
-        let ctx = self.def_ctx(def, &fargs, &extra).map_err(|e| e.at(span))?;
+        let ctx = self
+            .def_ctx(def, &fargs, &extra, TSubst::new())
+            .map_err(|e| e.at(span))?;
         let info = self.info(vb.name.span)?;
         if let Some(t) = info.exp_types.get(&vb.body.span)
             && let Ok(vt) = vty_of(t, &ctx.tsubst, span)
@@ -985,4 +1015,58 @@ fn leaf_dim(v: &Value<'_>, i: usize) -> Option<SubExp> {
     v.leaves()
         .first()
         .and_then(|(_, t)| t.shape().get(i).cloned())
+}
+
+/// Binds the type parameters of a definition's declared type `decl` to what its instance
+/// `inst` has in their places (where the caller knows those types, `tsubst`).
+fn types_from_instance(
+    decl: &CType,
+    inst: &CType,
+    tsubst: &TSubst,
+    span: Span,
+    out: &mut TSubst,
+) {
+    match (decl, inst) {
+        (CType::Var(tv), t) if tv.args.is_empty() => {
+            if !out.contains_key(&tv.name.id)
+                && let Ok(v) = crate::types::vty_of(t, tsubst, span)
+            {
+                out.insert(tv.name.id, v);
+            }
+        }
+        (CType::Array(a), CType::Array(b)) if b.shape.len() >= a.shape.len() => {
+            // `[n]a` at `[n][m]i32`: `a` is `[m]i32`.
+            let rest = if b.shape.len() == a.shape.len() {
+                b.elem.clone()
+            } else {
+                CType::Array(Box::new(futhark_check::types::ArrayType {
+                    unique: b.unique,
+                    shape: b.shape[a.shape.len()..].to_vec(),
+                    elem: b.elem.clone(),
+                }))
+            };
+            types_from_instance(&a.elem, &rest, tsubst, span, out);
+        }
+        (CType::Record(fa), CType::Record(fb)) => {
+            for (k, t) in fa {
+                if let Some(u) = fb.get(k) {
+                    types_from_instance(t, u, tsubst, span, out);
+                }
+            }
+        }
+        (CType::Sum(ca), CType::Sum(cb)) => {
+            for (k, ts) in ca {
+                if let Some(us) = cb.get(k) {
+                    for (t, u) in ts.iter().zip(us) {
+                        types_from_instance(t, u, tsubst, span, out);
+                    }
+                }
+            }
+        }
+        (CType::Arrow(a), CType::Arrow(b)) => {
+            types_from_instance(&a.param, &b.param, tsubst, span, out);
+            types_from_instance(&a.ret.ty, &b.ret.ty, tsubst, span, out);
+        }
+        _ => {}
+    }
 }

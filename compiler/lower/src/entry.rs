@@ -165,7 +165,7 @@ impl<'a> Lowerer<'a> {
                 .ok_or_else(|| LowerError::internal(Some(span), "entry arguments"))?;
             // A point-free entry (`entry f = g x`) is a constant whose value is applied.
             let f = if def.vb.params.is_empty() {
-                this.inline_def(&def, Vec::new(), Vec::new(), span)?
+                this.inline_def(&def, Vec::new(), Vec::new(), Default::default(), span)?
             } else {
                 Value::Fun(std::rc::Rc::new(crate::value::Closure::Def(
                     def.clone(),

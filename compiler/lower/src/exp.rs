@@ -467,11 +467,9 @@ impl<'a> Lowerer<'a> {
     fn binding_value(&mut self, b: Binding<'a>, span: Span, ctx: &Ctx<'a>) -> LResult<Value<'a>> {
         match b {
             Binding::Def(def) => {
-                let sized = def
-                    .vb
-                    .tparams
-                    .iter()
-                    .any(|t| matches!(t, futhark_syntax::ast::TypeParam::Size(_)));
+                // The use's type gives what the arguments may not: size parameters, and
+                // type parameters only a function argument's result or the result names.
+                let sized = !def.vb.tparams.is_empty();
                 let inst = match self.info(span)?.exp_types.get(&span) {
                     Some(ty) if sized => Some(Rc::new(Inst {
                         ty,
@@ -482,7 +480,7 @@ impl<'a> Lowerer<'a> {
                 if def.vb.params.is_empty() {
                     // A constant, possibly with size parameters given by its use's type.
                     let extra = self.call_sizes(&def, inst.as_deref(), &[], span)?;
-                    return self.inline_def(&def, Vec::new(), extra, span);
+                    return self.inline_def(&def, Vec::new(), extra, Default::default(), span);
                 }
                 Ok(Value::Fun(Rc::new(Closure::Def(def, inst))))
             }
