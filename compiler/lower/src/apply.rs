@@ -291,8 +291,7 @@ impl<'a> Lowerer<'a> {
             // (the checker keeps names, not module paths) is `i64.<t>`, the conversion from
             // `t`, and every term here is already evaluated to an `i64`.
             CSize::Apply(f, args)
-                if args.len() == 1
-                    && PrimType::from_name(f.name()).is_some_and(|t| t.is_int()) =>
+                if args.len() == 1 && PrimType::from_name(f.name()).is_some_and(|t| t.is_int()) =>
             {
                 return self.eval_size(&args[0], ctx, span);
             }
@@ -375,7 +374,9 @@ impl<'a> Lowerer<'a> {
         types: TSubst,
         span: Span,
     ) -> LResult<Value<'a>> {
-        let ctx = self.def_ctx(def, &args, &extra, types).map_err(|e| e.at(span))?;
+        let ctx = self
+            .def_ctx(def, &args, &extra, types)
+            .map_err(|e| e.at(span))?;
         let r = self.exp(&def.vb.body, &ctx)?;
         self.coerce_to_declared(def, args.len(), &ctx, r)
             .map_err(|e| e.at(span))
@@ -1019,13 +1020,7 @@ fn leaf_dim(v: &Value<'_>, i: usize) -> Option<SubExp> {
 
 /// Binds the type parameters of a definition's declared type `decl` to what its instance
 /// `inst` has in their places (where the caller knows those types, `tsubst`).
-fn types_from_instance(
-    decl: &CType,
-    inst: &CType,
-    tsubst: &TSubst,
-    span: Span,
-    out: &mut TSubst,
-) {
+fn types_from_instance(decl: &CType, inst: &CType, tsubst: &TSubst, span: Span, out: &mut TSubst) {
     match (decl, inst) {
         (CType::Var(tv), t) if tv.args.is_empty() => {
             if !out.contains_key(&tv.name.id)

@@ -497,11 +497,10 @@ impl<'l, 'a> Jvp<'l, 'a> {
                     // A result whose type has the call's existential sizes is reshaped to
                     // them (bound to its own dimensions above), so later statements see
                     // the sizes the call's pattern names.
-                    let sized = p
-                        .ty
-                        .shape()
-                        .iter()
-                        .any(|d| d.as_var().is_some_and(|v| s.pat.ctx.contains(v)));
+                    let sized =
+                        p.ty.shape()
+                            .iter()
+                            .any(|d| d.as_var().is_some_and(|v| s.pat.ctx.contains(v)));
                     let reshaped = |x: &SubExp| match x {
                         SubExp::Var(a) if sized => Exp::Reshape {
                             shape: p.ty.shape().to_vec(),
