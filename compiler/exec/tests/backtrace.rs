@@ -84,3 +84,24 @@ fn values_are_unchanged() {
         Outcome::Error(e) => panic!("bt_ok: {e}"),
     }
 }
+
+const POWERS: &str = "
+entry section (b: i32) (xs: []i32) = map (b **) xs
+entry right (xs: []i32) (e: i32) = map (** e) xs
+entry host (b: i32) (e: i32) = b ** e
+entry lambda (b: i64) (xs: []i64) = map (\\x -> b ** x) xs
+";
+
+/// An integer power with a negative exponent fails in kernels and on the host, at the
+/// operator's section where one was written (the kernels computed a value before).
+#[test]
+fn negative_exponents_fail_as_in_the_interpreter() {
+    fails_with_frames("pow_section", POWERS, "section", "2 [1, -1]", 2);
+    fails_with_frames("pow_right", POWERS, "right", "[1, 2] -1", 2);
+    fails_with_frames("pow_host", POWERS, "host", "2 -1", 1);
+    fails_with_frames("pow_lambda", POWERS, "lambda", "2i64 [3i64, -2i64]", 2);
+    match agree("pow_ok", POWERS, "section", "2 [0, 3, 10]") {
+        Outcome::Values(_) => {}
+        Outcome::Error(e) => panic!("pow_ok: {e}"),
+    }
+}

@@ -325,3 +325,54 @@ fn histograms_of_vectors_combine_lane_by_lane() {
         "out of bounds",
     );
 }
+
+const SESSION20: &str = "
+def dup (xs: []f64) = xs ++ xs
+entry jvp_existential (xs: []f64) =
+  map (\\i -> jvp dup xs (map (\\j -> f64.bool (i == j)) (indices xs))) (indices xs)
+entry vjp_existential [n] (xs: [n]f64) =
+  vjp dup xs (replicate (n + n) 1)
+
+def concatmap [n] 'a 'b (f: a -> []b) (as: [n]a) : []b =
+  loop acc = [] for a in as do acc ++ f a
+entry result_type_param (xs: []i64) = concatmap iota xs
+
+def rows (lgH: u32) : [i64.u32 (1u32 << lgH)]i64 = iota (i64.u32 (1u32 << lgH))
+entry converted_size (m: i64) =
+  let lgH = 2u32
+  in replicate m (rows lgH) |> transpose |> flatten |> unflatten
+";
+
+/// A call with existential sizes under AD, a type parameter only the use's type fixes, and
+/// a size that converts a `u32` (all three stopped compilation before session 20).
+#[test]
+fn existential_sizes_type_parameters_and_converted_sizes() {
+    agree_values(
+        "jvp_existential",
+        SESSION20,
+        "jvp_existential",
+        "[1f64, 2f64]",
+        "[[1f64, 0f64, 1f64, 0f64], [0f64, 1f64, 0f64, 1f64]]",
+    );
+    agree_values(
+        "vjp_existential",
+        SESSION20,
+        "vjp_existential",
+        "[1f64, 2f64, 3f64]",
+        "[2f64, 2f64, 2f64]",
+    );
+    agree_values(
+        "result_type_param",
+        SESSION20,
+        "result_type_param",
+        "[2i64, 0i64, 3i64]",
+        "[0i64, 1i64, 0i64, 1i64, 2i64]",
+    );
+    agree_values(
+        "converted_size",
+        SESSION20,
+        "converted_size",
+        "2i64",
+        "[[0i64, 0i64], [1i64, 1i64], [2i64, 2i64], [3i64, 3i64]]",
+    );
+}

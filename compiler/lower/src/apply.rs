@@ -95,7 +95,7 @@ impl<'a> Lowerer<'a> {
             }
             Closure::RightSection(..) | Closure::Project(..) => 1,
             Closure::Intrinsic(n) => intrinsic_arity(n),
-            Closure::Op(o) => {
+            Closure::Op(o, _) => {
                 if o == "neg" || o == "!" {
                     1
                 } else {
@@ -163,7 +163,14 @@ impl<'a> Lowerer<'a> {
                 self.project_steps(v, steps, ctx)?
             }
             Closure::Intrinsic(n) => self.intrinsic(n, args, span)?,
-            Closure::Op(o) => self.overloaded(o, args, span)?,
+            Closure::Op(o, Some(at)) => {
+                // The section's place for a failing operator, then what was pending before.
+                let outer = self.next_located.replace(*at);
+                let r = self.overloaded(o, args, span);
+                self.next_located = outer;
+                r?
+            }
+            Closure::Op(o, None) => self.overloaded(o, args, span)?,
             Closure::Partial(..) => unreachable_partial(span)?,
         };
         match r {

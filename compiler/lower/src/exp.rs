@@ -140,7 +140,7 @@ impl<'a> Lowerer<'a> {
             ExpKind::BinOp { op, lhs, rhs, .. } => {
                 let f = self.var(op, ctx)?;
                 if let Value::Fun(c) = &f
-                    && let Closure::Op(o) = c.as_ref()
+                    && let Closure::Op(o, _) = c.as_ref()
                     && (o == "&&" || o == "||")
                 {
                     return self.short_circuit(o == "&&", lhs, rhs, ctx);
@@ -149,14 +149,14 @@ impl<'a> Lowerer<'a> {
                 let r = self.exp(rhs, ctx)?;
                 self.apply_value(f, vec![l, r], span)
             }
-            ExpKind::OpSection { op, .. } => self.var(op, ctx),
+            ExpKind::OpSection { op, .. } => Ok(section_op(self.var(op, ctx)?, span)),
             ExpKind::LeftSection { op, lhs, .. } => {
-                let f = self.var(op, ctx)?;
+                let f = section_op(self.var(op, ctx)?, span);
                 let l = self.exp(lhs, ctx)?;
                 self.apply_value(f, vec![l], span)
             }
             ExpKind::RightSection { op, rhs, .. } => {
-                let f = self.var(op, ctx)?;
+                let f = section_op(self.var(op, ctx)?, span);
                 let r = self.exp(rhs, ctx)?;
                 match f {
                     Value::Fun(c) => Ok(Value::Fun(Rc::new(Closure::RightSection(c, r)))),
@@ -485,7 +485,7 @@ impl<'a> Lowerer<'a> {
                 Ok(Value::Fun(Rc::new(Closure::Def(def, inst))))
             }
             Binding::Intrinsic(n) => Ok(Value::Fun(Rc::new(Closure::Intrinsic(n)))),
-            Binding::Op(o) => Ok(Value::Fun(Rc::new(Closure::Op(o)))),
+            Binding::Op(o) => Ok(Value::Fun(Rc::new(Closure::Op(o, None)))),
         }
     }
 
@@ -617,5 +617,16 @@ pub fn atom(v: &Value<'_>, span: Span) -> LResult<SubExp> {
     match v {
         Value::Atom(s, _) => Ok(s.clone()),
         _ => Err(LowerError::internal(Some(span), "expected a scalar")),
+    }
+}
+
+/// A built-in operator written as a section fails at the section, as in the interpreter.
+fn section_op(f: Value<'_>, span: Span) -> Value<'_> {
+    match &f {
+        Value::Fun(c) => match c.as_ref() {
+            Closure::Op(o, None) => Value::Fun(Rc::new(Closure::Op(o.clone(), Some(span)))),
+            _ => f,
+        },
+        _ => f,
     }
 }

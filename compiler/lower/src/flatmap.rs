@@ -60,7 +60,7 @@ impl<'a> Lowerer<'a> {
             .ok_or_else(|| LowerError::internal(Some(span), "flatmap lengths"))?;
         let (lens, cs) = split(res, span)?;
         // Offsets and the total.
-        let plus = Value::Fun(Rc::new(Closure::Op("+".into())));
+        let plus = Value::Fun(Rc::new(Closure::Op("+".into(), None)));
         let zero = Value::prim(SubExp::i64(0), PrimType::I64);
         let ends = self.soac_scan(&plus, &zero, &lens, span)?;
         let m = self.soac_reduce(&plus, &zero, &lens, true, span)?;

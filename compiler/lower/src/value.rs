@@ -262,8 +262,9 @@ pub enum Closure<'a> {
     Project(&'a [ProjStep], Ctx<'a>),
     /// A member of the `intrinsics` module.
     Intrinsic(String),
-    /// An overloaded built-in operator (`+`, `==`, `neg`, …).
-    Op(String),
+    /// An overloaded built-in operator (`+`, `==`, `neg`, …), with the span of the section
+    /// it was written as (`(b **)`), where the interpreter places its run-time errors.
+    Op(String, Option<futhark_syntax::Span>),
 }
 
 /// The instantiated type of a use of a definition, and the context to evaluate its
