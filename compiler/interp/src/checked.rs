@@ -117,6 +117,7 @@ fn add_hints(
     };
     for (_, r) in results {
         size_args(hints, &r.info, &lookup);
+        empty_rows(hints, &r.info);
     }
     for (path, r) in results {
         absorb(hints, &r.info.literal_types, &r.info.empty_array_rows);
@@ -140,6 +141,25 @@ fn absorb(
     }
     for (span, t) in rows {
         hints.array_row_types.insert(*span, desc(t));
+    }
+}
+
+/// Records the row shape of every expression typed as an array of primitive rows whose
+/// sizes are terms over names (an empty result's rows take it).
+fn empty_rows(hints: &mut TypeHints, info: &TypeInfo) {
+    for (span, t) in &info.exp_types {
+        let Type::Array(a) = t else { continue };
+        let Type::Prim(p) = a.elem else { continue };
+        if a.shape.len() < 2 {
+            continue;
+        }
+        if let Some(dims) = a.shape[1..]
+            .iter()
+            .map(size_expr)
+            .collect::<Option<Vec<_>>>()
+        {
+            hints.empty_rows.insert(*span, (dims, p));
+        }
     }
 }
 
@@ -283,6 +303,7 @@ pub fn hints_from_info(
             .or_else(|| ctx.prelude_info().defs.get(span))
     };
     size_args(&mut hints, info, &lookup);
+    empty_rows(&mut hints, info);
     absorb(&mut hints, &info.literal_types, &info.empty_array_rows);
     hints
 }

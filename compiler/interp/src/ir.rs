@@ -96,6 +96,10 @@ pub enum Exp {
     /// A function together with the values of size parameters it cannot read from its
     /// arguments (inferred by the checker at this use).
     SizeArgs(Box<Exp>, Vec<(Slot, Exp)>),
+    /// An application whose result the checker typed as an array of primitive rows of the
+    /// given (row) shape: when the result is empty, its rows get that shape (a `map` over
+    /// nothing never calls its function, so it cannot know them).
+    EmptyRows(Box<Exp>, Vec<Exp>, futhark_values::PrimType),
 }
 
 /// A literal without a known type.

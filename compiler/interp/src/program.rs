@@ -36,6 +36,9 @@ pub struct TypeHints {
     /// that use (`unflatten`, `rep`, `split` take sizes from the context, not from argument
     /// shapes), by the span of the name.
     pub size_args: HashMap<Span, Vec<(String, SizeExpr)>>,
+    /// Expressions typed as arrays of primitive rows: the rows' shape and element type, by
+    /// the expression's span (what an empty result's rows are; see `ir::Exp::EmptyRows`).
+    pub empty_rows: HashMap<Span, (Vec<SizeExpr>, PrimType)>,
     /// The prelude's facts, computed once per process and shared by every program; looked
     /// up after the maps above (spans never overlap: the prelude has its own file ids).
     pub prelude: Option<Arc<TypeHints>>,
@@ -57,6 +60,11 @@ impl TypeHints {
     /// The size arguments inferred at the use at `span`.
     pub fn size_args_at(&self, span: &Span) -> Option<&Vec<(String, SizeExpr)>> {
         (self.size_args.get(span)).or_else(|| self.prelude.as_ref()?.size_args.get(span))
+    }
+
+    /// The row shape of the expression at `span`, when it is an array of primitive rows.
+    pub fn empty_rows_at(&self, span: &Span) -> Option<&(Vec<SizeExpr>, PrimType)> {
+        (self.empty_rows.get(span)).or_else(|| self.prelude.as_ref()?.empty_rows.get(span))
     }
 }
 

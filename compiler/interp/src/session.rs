@@ -134,6 +134,7 @@ impl Session {
         h.literal_types.extend(hints.literal_types);
         h.array_row_types.extend(hints.array_row_types);
         h.size_args.extend(hints.size_args);
+        h.empty_rows.extend(hints.empty_rows);
     }
 
     /// A fresh file id for a REPL cell.

@@ -290,3 +290,18 @@ entry main (n: i64) : ([]i64, []i64, []i64) =
         );
     }
 }
+
+/// A `map` over an empty array never calls its function, yet its result has the rows the
+/// type says: `[0][k]`, not `[0]` (the checker's row shape, evaluated where the map is).
+#[test]
+fn empty_map_results_keep_their_row_shape() {
+    let src = "
+entry rows (ns: []i64) (k: i64) = map (\\n -> map (+ n) (iota k)) ns
+entry piped (ns: []i64) (k: i64) = ns |> map (\\n -> replicate k (f32.i64 n))
+entry cube (ns: []i64) (k: i64) = map (\\n -> replicate 2 (replicate k n)) ns
+";
+    assert_eq!(ok(src, "rows", "empty([0]i64) 4i64"), "empty([0][4]i64)");
+    assert_eq!(ok(src, "piped", "empty([0]i64) 3i64"), "empty([0][3]f32)");
+    assert_eq!(ok(src, "cube", "empty([0]i64) 5i64"), "empty([0][2][5]i64)");
+    assert_eq!(ok(src, "rows", "[1i64] 2i64"), "[[1i64, 2i64]]");
+}

@@ -55,6 +55,11 @@ pub fn shift_hints(hints: TypeHints, file: futhark_syntax::FileId, shift: u32) -
             .into_iter()
             .map(|(s, t)| (mv(s), t))
             .collect(),
+        empty_rows: hints
+            .empty_rows
+            .into_iter()
+            .map(|(s, t)| (mv(s), t))
+            .collect(),
         entry_params: hints.entry_params,
         entry_rets: hints.entry_rets,
         prelude: hints.prelude,

@@ -277,6 +277,29 @@ pub fn eval(m: &mut Machine, e: &Exp, f: &mut Frame<'_>) -> Result<Value> {
             }
             Ok(Value::Fun(Rc::new(Fun::Sized { fun, sizes: vals })))
         }
+        Exp::EmptyRows(x, dims, elem) => {
+            let v = eval(m, x, f)?;
+            let Value::Array(a) = &v else {
+                return Ok(v);
+            };
+            if a.shape.first() != Some(&0) {
+                return Ok(v);
+            }
+            let mut shape = vec![0];
+            for d in dims {
+                match eval(m, d, f)?.as_i64() {
+                    Some(k) if k >= 0 => shape.push(k),
+                    _ => return Ok(v),
+                }
+            }
+            if a.shape == shape {
+                return Ok(v);
+            }
+            Ok(crate::array::blank(&crate::value::TypeDesc::Array(
+                shape,
+                Box::new(crate::value::TypeDesc::Prim(*elem)),
+            )))
+        }
         Exp::Hole(span) => Err(RuntimeError::at(
             *span,
             format!("Reached a hole at {}.", (m.describe)(*span)),

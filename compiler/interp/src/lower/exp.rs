@@ -242,6 +242,22 @@ impl<'a> LowerCx<'a> {
         }
     }
 
+    /// `e` (an application at `span`) with the row shape the checker gave its result, for
+    /// when the result is empty; `e` itself when there is none or it is not in scope here.
+    fn empty_rows(&mut self, e: Exp, span: Span) -> Exp {
+        let Some((dims, elem)) = self.lw.hints.empty_rows_at(&span).cloned() else {
+            return e;
+        };
+        let mut ds = Vec::with_capacity(dims.len());
+        for d in &dims {
+            match self.size_exp(d, span) {
+                Some(x) => ds.push(x),
+                None => return e,
+            }
+        }
+        Exp::EmptyRows(Box::new(e), ds, elem)
+    }
+
     fn size_exp(&mut self, se: &crate::program::SizeExpr, span: Span) -> Option<Exp> {
         use crate::program::SizeExpr as S;
         let name = |n: &str| QualName {
@@ -480,7 +496,7 @@ impl<'a> LowerCx<'a> {
                 for a in args {
                     es.push(self.exp(a)?);
                 }
-                apply(fe, es, span)
+                self.empty_rows(apply(fe, es, span), span)
             }
             ExpKind::Negate(inner) => {
                 if let ExpKind::Literal(l) = &inner.kind {
@@ -506,7 +522,7 @@ impl<'a> LowerCx<'a> {
                 let f = self.var(op)?;
                 let l = self.exp(lhs)?;
                 let r = self.exp(rhs)?;
-                apply(f, vec![l, r], span)
+                self.empty_rows(apply(f, vec![l, r], span), span)
             }
             ExpKind::OpSection { op, .. } => self.var(op)?,
             ExpKind::LeftSection { op, lhs, .. } => {

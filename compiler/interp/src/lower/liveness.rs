@@ -156,6 +156,10 @@ fn go(e: &mut Exp, live: &mut Live) {
             sizes.iter_mut().rev().for_each(|(_, e)| go(e, live));
             go(x, live);
         }
+        Exp::EmptyRows(x, dims, _) => {
+            dims.iter_mut().rev().for_each(|e| go(e, live));
+            go(x, live);
+        }
     }
 }
 
@@ -369,6 +373,10 @@ fn walk(e: &Exp, f: &mut dyn FnMut(&Exp)) {
         Exp::SizeArgs(x, sizes) => {
             walk(x, f);
             sizes.iter().for_each(|(_, e)| walk(e, f));
+        }
+        Exp::EmptyRows(x, dims, _) => {
+            walk(x, f);
+            dims.iter().for_each(|e| walk(e, f));
         }
         _ => {}
     }

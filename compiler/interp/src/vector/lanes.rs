@@ -478,6 +478,10 @@ pub(super) fn walk_vars(e: &Exp, f: &mut dyn FnMut(Var)) {
             walk_vars(x, f);
             sizes.iter().for_each(|(_, e)| walk_vars(e, f));
         }
+        Exp::EmptyRows(x, dims, _) => {
+            walk_vars(x, f);
+            dims.iter().for_each(|e| walk_vars(e, f));
+        }
         _ => {}
     }
 }

@@ -552,6 +552,8 @@ impl Cx<'_> {
                 _ => Err(Fail::Retry),
             },
             Exp::SelfRef | Exp::Trace(..) => Err(Fail::No),
+            // Lanes of a vectorised application are never an empty result's rows.
+            Exp::EmptyRows(x, _, _) => self.eval(x, vf),
             Exp::Hole(_) => Err(Fail::Retry),
             _ => {
                 if self.mentions_lanes(e, vf) {
