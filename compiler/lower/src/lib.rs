@@ -36,6 +36,7 @@ mod flat;
 mod flatmap;
 mod frames;
 mod index;
+mod instance;
 mod modenv;
 mod ops;
 mod pat;

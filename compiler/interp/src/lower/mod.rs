@@ -11,6 +11,7 @@ mod exp;
 mod lambda;
 mod liveness;
 mod pat;
+mod sizes;
 mod types;
 
 use std::cell::RefCell;
