@@ -337,14 +337,20 @@ def concatmap [n] 'a 'b (f: a -> []b) (as: [n]a) : []b =
   loop acc = [] for a in as do acc ++ f a
 entry result_type_param (xs: []i64) = concatmap iota xs
 
+type opt 'a = #some a | #none
+def nothing 'a : opt a = #none
+entry polymorphic_constant (b: bool) (x: i32) : i32 =
+  match (if b then #some x else nothing) case #some v -> v case #none -> -1
+
 def rows (lgH: u32) : [i64.u32 (1u32 << lgH)]i64 = iota (i64.u32 (1u32 << lgH))
 entry converted_size (m: i64) =
   let lgH = 2u32
   in replicate m (rows lgH) |> transpose |> flatten |> unflatten
 ";
 
-/// A call with existential sizes under AD, a type parameter only the use's type fixes, and
-/// a size that converts a `u32` (all three stopped compilation before session 20).
+/// A call with existential sizes under AD, a type parameter only the use's type fixes (of a
+/// function and of a constant), and a size that converts a `u32` (all stopped compilation
+/// before session 20).
 #[test]
 fn existential_sizes_type_parameters_and_converted_sizes() {
     agree_values(
@@ -368,6 +374,15 @@ fn existential_sizes_type_parameters_and_converted_sizes() {
         "[2i64, 0i64, 3i64]",
         "[0i64, 1i64, 0i64, 1i64, 2i64]",
     );
+    for (args, want) in [("false 3", "-1i32"), ("true 3", "3i32")] {
+        agree_values(
+            "polymorphic_constant",
+            SESSION20,
+            "polymorphic_constant",
+            args,
+            want,
+        );
+    }
     agree_values(
         "converted_size",
         SESSION20,

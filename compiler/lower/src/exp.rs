@@ -469,18 +469,20 @@ impl<'a> Lowerer<'a> {
             Binding::Def(def) => {
                 // The use's type gives what the arguments may not: size parameters, and
                 // type parameters only a function argument's result or the result names.
-                let sized = !def.vb.tparams.is_empty();
+                let polymorphic = !def.vb.tparams.is_empty();
                 let inst = match self.info(span)?.exp_types.get(&span) {
-                    Some(ty) if sized => Some(Rc::new(Inst {
+                    Some(ty) if polymorphic => Some(Rc::new(Inst {
                         ty,
                         ctx: ctx.clone(),
                     })),
                     _ => None,
                 };
                 if def.vb.params.is_empty() {
-                    // A constant, possibly with size parameters given by its use's type.
+                    // A constant, possibly with size and type parameters given by its use's
+                    // type.
                     let extra = self.call_sizes(&def, inst.as_deref(), &[], span)?;
-                    return self.inline_def(&def, Vec::new(), extra, Default::default(), span);
+                    let types = self.call_types(&def, inst.as_deref(), span)?;
+                    return self.inline_def(&def, Vec::new(), extra, types, span);
                 }
                 Ok(Value::Fun(Rc::new(Closure::Def(def, inst))))
             }

@@ -126,94 +126,78 @@ impl<'a> Lowerer<'a> {
     }
 }
 
-/// Matches a definition's declared type with the type it was used at, recording what each
-/// of the named size parameters was instantiated to.
+/// Calls `visit` on each pair of places in a definition's declared type `decl` and the type
+/// `inst` it was used at that stand for each other, the whole types first. A type
+/// parameter standing for an array meets the rest of the instance's dimensions: `[n]a` at
+/// `[n][m]i32` pairs `a` with `[m]i32`.
+fn zip_instance(decl: &CType, inst: &CType, visit: &mut dyn FnMut(&CType, &CType)) {
+    visit(decl, inst);
+    match (decl, inst) {
+        (CType::Array(a), CType::Array(b)) if b.shape.len() > a.shape.len() => {
+            let rest = CType::Array(Box::new(futhark_check::types::ArrayType {
+                unique: b.unique,
+                shape: b.shape[a.shape.len()..].to_vec(),
+                elem: b.elem.clone(),
+            }));
+            zip_instance(&a.elem, &rest, visit);
+        }
+        (CType::Array(a), CType::Array(b)) => zip_instance(&a.elem, &b.elem, visit),
+        (CType::Record(fa), CType::Record(fb)) => {
+            for (k, t) in fa {
+                if let Some(u) = fb.get(k) {
+                    zip_instance(t, u, visit);
+                }
+            }
+        }
+        (CType::Sum(ca), CType::Sum(cb)) => {
+            for (k, ts) in ca {
+                if let Some(us) = cb.get(k) {
+                    for (t, u) in ts.iter().zip(us) {
+                        zip_instance(t, u, visit);
+                    }
+                }
+            }
+        }
+        (CType::Arrow(a), CType::Arrow(b)) => {
+            zip_instance(&a.param, &b.param, visit);
+            zip_instance(&a.ret.ty, &b.ret.ty, visit);
+        }
+        _ => {}
+    }
+}
+
+/// What each of the named size parameters of `decl` was instantiated to in `inst`.
 fn sizes_from_instance(
     decl: &CType,
     inst: &CType,
     names: &[&str],
     out: &mut HashMap<String, CSize>,
 ) {
-    match (decl, inst) {
-        (CType::Array(a), CType::Array(b)) => {
-            for (x, y) in a.shape.iter().zip(&b.shape) {
-                if let CSize::Var(v) = x
-                    && names.contains(&v.name())
-                    && !out.contains_key(v.name())
-                {
-                    out.insert(v.name().to_string(), y.clone());
-                }
-            }
-            sizes_from_instance(&a.elem, &b.elem, names, out);
-        }
-        (CType::Record(fa), CType::Record(fb)) => {
-            for (k, t) in fa {
-                if let Some(u) = fb.get(k) {
-                    sizes_from_instance(t, u, names, out);
-                }
+    zip_instance(decl, inst, &mut |d, i| {
+        let (CType::Array(a), CType::Array(b)) = (d, i) else {
+            return;
+        };
+        for (x, y) in a.shape.iter().zip(&b.shape) {
+            if let CSize::Var(v) = x
+                && names.contains(&v.name())
+                && !out.contains_key(v.name())
+            {
+                out.insert(v.name().to_string(), y.clone());
             }
         }
-        (CType::Sum(ca), CType::Sum(cb)) => {
-            for (k, ts) in ca {
-                if let Some(us) = cb.get(k) {
-                    for (t, u) in ts.iter().zip(us) {
-                        sizes_from_instance(t, u, names, out);
-                    }
-                }
-            }
-        }
-        (CType::Arrow(a), CType::Arrow(b)) => {
-            sizes_from_instance(&a.param, &b.param, names, out);
-            sizes_from_instance(&a.ret.ty, &b.ret.ty, names, out);
-        }
-        _ => {}
-    }
+    });
 }
 
-/// Binds the type parameters of a definition's declared type `decl` to what its instance
-/// `inst` has in their places (where the caller knows those types, `tsubst`).
+/// Binds the type parameters of `decl` to what `inst` has in their places (where the
+/// caller knows those types, `tsubst`).
 fn types_from_instance(decl: &CType, inst: &CType, tsubst: &TSubst, span: Span, out: &mut TSubst) {
-    match (decl, inst) {
-        (CType::Var(tv), t) if tv.args.is_empty() => {
-            if !out.contains_key(&tv.name.id)
-                && let Ok(v) = crate::types::vty_of(t, tsubst, span)
-            {
-                out.insert(tv.name.id, v);
-            }
+    zip_instance(decl, inst, &mut |d, t| {
+        if let CType::Var(tv) = d
+            && tv.args.is_empty()
+            && !out.contains_key(&tv.name.id)
+            && let Ok(v) = crate::types::vty_of(t, tsubst, span)
+        {
+            out.insert(tv.name.id, v);
         }
-        (CType::Array(a), CType::Array(b)) if b.shape.len() >= a.shape.len() => {
-            // `[n]a` at `[n][m]i32`: `a` is `[m]i32`.
-            let rest = if b.shape.len() == a.shape.len() {
-                b.elem.clone()
-            } else {
-                CType::Array(Box::new(futhark_check::types::ArrayType {
-                    unique: b.unique,
-                    shape: b.shape[a.shape.len()..].to_vec(),
-                    elem: b.elem.clone(),
-                }))
-            };
-            types_from_instance(&a.elem, &rest, tsubst, span, out);
-        }
-        (CType::Record(fa), CType::Record(fb)) => {
-            for (k, t) in fa {
-                if let Some(u) = fb.get(k) {
-                    types_from_instance(t, u, tsubst, span, out);
-                }
-            }
-        }
-        (CType::Sum(ca), CType::Sum(cb)) => {
-            for (k, ts) in ca {
-                if let Some(us) = cb.get(k) {
-                    for (t, u) in ts.iter().zip(us) {
-                        types_from_instance(t, u, tsubst, span, out);
-                    }
-                }
-            }
-        }
-        (CType::Arrow(a), CType::Arrow(b)) => {
-            types_from_instance(&a.param, &b.param, tsubst, span, out);
-            types_from_instance(&a.ret.ty, &b.ret.ty, tsubst, span, out);
-        }
-        _ => {}
-    }
+    });
 }
