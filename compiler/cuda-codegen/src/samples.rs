@@ -30,6 +30,7 @@ fn at(array: &str) -> Exp {
 /// `map (\x -> x * 2 + 1) xs` on f32: the benchmark's map.
 pub fn saxpy(name: &str) -> KernelProgram {
     KernelProgram {
+        intra: None,
         sizes: vec!["n".into()],
         arrays: vec![
             arr("xs", PrimType::F32, &[n()]),
@@ -96,6 +97,7 @@ pub fn all_ops_map(name: &str, t: PrimType) -> KernelProgram {
         outputs.push(format!("o{k}"));
     }
     KernelProgram {
+        intra: None,
         sizes: vec!["n".into()],
         arrays,
         kernels: vec![Kernel {
@@ -137,6 +139,7 @@ pub fn conversions_map(name: &str, from: PrimType) -> KernelProgram {
         results.push(Exp::conv(*to, at("xs")));
     }
     KernelProgram {
+        intra: None,
         sizes: vec!["n".into()],
         arrays,
         kernels: vec![Kernel {
@@ -194,6 +197,7 @@ pub fn reduce(
         arrays.push(arr(&outputs[c], *t, out_shape));
     }
     KernelProgram {
+        intra: None,
         sizes: if segmented {
             vec!["n".into(), "m".into()]
         } else {
@@ -222,6 +226,7 @@ pub fn matmul(name: &str, t: PrimType, op: Lambda, neutral: PrimValue) -> Kernel
     let a = Exp::read("a", i.times(Exp::var("kk")).plus(k.clone()));
     let b = Exp::read("b", k.times(Exp::var("m")).plus(j));
     KernelProgram {
+        intra: None,
         sizes: vec!["n".into(), "m".into(), "kk".into()],
         arrays: vec![
             arr("a", t, &[n(), Size::param("kk")]),
@@ -259,6 +264,7 @@ pub fn scan(name: &str, op: Lambda, neutral: Vec<PrimValue>, segmented: bool) ->
         arrays.push(arr(&outputs[c], *t, &shape));
     }
     KernelProgram {
+        intra: None,
         sizes: if segmented {
             vec!["n".into(), "m".into()]
         } else {
@@ -282,6 +288,7 @@ pub fn scan(name: &str, op: Lambda, neutral: Vec<PrimValue>, segmented: bool) ->
 pub fn hist(name: &str, op: Lambda, neutral: PrimValue) -> KernelProgram {
     let t = neutral.ty();
     KernelProgram {
+        intra: None,
         sizes: vec!["n".into(), "h".into()],
         arrays: vec![
             arr("is", PrimType::I32, &[n()]),
@@ -326,6 +333,7 @@ pub fn hist_tuple(
         arrays.push(arr(d, v.ty(), &[Size::param("h")]));
     }
     KernelProgram {
+        intra: None,
         sizes: vec!["n".into(), "h".into()],
         arrays,
         kernels: vec![Kernel {
@@ -369,6 +377,7 @@ pub fn triple_sum() -> (Lambda, Vec<PrimValue>) {
 /// `scatter dest is vs` with `i32` indices into a destination of `m` elements.
 pub fn scatter(name: &str, t: PrimType) -> KernelProgram {
     KernelProgram {
+        intra: None,
         sizes: vec!["n".into(), "m".into()],
         arrays: vec![
             arr("is", PrimType::I32, &[n()]),

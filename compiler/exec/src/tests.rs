@@ -35,6 +35,7 @@ fn space2() -> SegSpace {
 
 fn program(arrays: Vec<ArrayDecl>, op: SegOp) -> KernelProgram {
     KernelProgram {
+        intra: None,
         sizes: vec!["n".into(), "m".into()],
         arrays,
         kernels: vec![Kernel {

@@ -34,6 +34,7 @@ fn map_prog() -> KernelProgram {
     let n = Size::param("n");
     let m = Size::param("m");
     KernelProgram {
+        intra: None,
         sizes: vec!["n".into(), "m".into()],
         arrays: vec![
             decl("xs", vec![n.clone(), m.clone()]),
@@ -94,6 +95,7 @@ fn flat_prog(scan: bool) -> KernelProgram {
         )
     };
     KernelProgram {
+        intra: None,
         sizes: vec!["n".into()],
         arrays: vec![decl("xs", vec![n]), decl("out", out_shape)],
         kernels: vec![Kernel {

@@ -51,6 +51,7 @@ fn one_kernel(name: &str, sizes: &[&str], arrays: Vec<ArrayDecl>, op: SegOp) -> 
     KernelDef {
         name: name.into(),
         program: KernelProgram {
+            intra: None,
             sizes: sizes.iter().map(|s| s.to_string()).collect(),
             arrays,
             kernels: vec![Kernel {

@@ -547,6 +547,7 @@ mod tests {
 
     fn map_2d() -> KernelProgram {
         KernelProgram {
+            intra: None,
             sizes: vec!["n".into(), "m".into()],
             arrays: vec![
                 arr("xs", &["n", "m"]),
@@ -593,6 +594,7 @@ mod tests {
     #[test]
     fn flat_reads_of_a_differently_named_size_are_aligned_if_equal() {
         let prog = KernelProgram {
+            intra: None,
             sizes: vec!["n".into(), "k".into()],
             arrays: vec![
                 arr("xs", &["n"]),
@@ -630,6 +632,7 @@ mod tests {
     #[test]
     fn flat_reduction_combines_partials() {
         let prog = KernelProgram {
+            intra: None,
             sizes: vec!["n".into()],
             arrays: vec![
                 arr("xs", &["n"]),

@@ -231,6 +231,27 @@ pub struct KernelProgram {
     pub sizes: Vec<Name>,
     pub arrays: Vec<ArrayDecl>,
     pub kernels: Vec<Kernel>,
+    /// Set when the kernels may also run as the stages of one intra-block kernel.
+    pub intra: Option<Intra>,
+}
+
+/// Kernels that a GPU may run as the stages of one *intra-block* kernel (seed 002): one
+/// block per row of their common space, each stage over the row's inner dimension with a
+/// barrier between stages, and what one stage writes for a later one kept in the block's
+/// shared memory.
+///
+/// What makes that right, checked by [`crate::check_program`] and promised by the pass that
+/// sets it (`fuse-intra`): every kernel is a `segmap` or `segscan` over the same dimensions
+/// (at least two: rows, then the inner one); every array a kernel writes has the space's
+/// shape; and a kernel reads what an earlier kernel of the program wrote only in its own row
+/// (at an index whose row part is the point's own). Run one after another, as the CPU
+/// backend does, the kernels compute the same.
+#[derive(Clone, Debug, PartialEq, Default)]
+pub struct Intra {
+    /// Arrays only later kernels of the program read: the intra-block kernel keeps them in
+    /// shared memory and never writes them to device memory (nothing reads them after the
+    /// launch).
+    pub locals: Vec<Name>,
 }
 
 impl KernelProgram {

@@ -31,6 +31,7 @@
 
 pub mod exp;
 pub mod husk;
+pub mod intra;
 pub mod kernel;
 pub mod loc;
 pub mod printer;
@@ -42,8 +43,8 @@ pub use exp::{
     BinOp, Body, Check, CmpOp, Exp, Lambda, MathFn, Name, Stm, UnOp, guarded_loop, without_checks,
 };
 pub use kernel::{
-    ArrayDecl, Kernel, KernelProgram, Scatter, SegHist, SegMap, SegOp, SegRed, SegScan, SegSpace,
-    Size,
+    ArrayDecl, Intra, Kernel, KernelProgram, Scatter, SegHist, SegMap, SegOp, SegRed, SegScan,
+    SegSpace, Size,
 };
 pub use typecheck::{TypeError, check_program};
 pub use types::{PrimType, PrimValue};

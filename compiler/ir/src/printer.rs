@@ -182,6 +182,9 @@ impl Display for KernelProgram {
             let dims: String = a.shape.iter().map(|s| format!("[{s}]")).collect();
             writeln!(f, "array {}: {dims}{}", a.name, a.elem)?;
         }
+        if let Some(intra) = &self.intra {
+            writeln!(f, "intra-block (locals: {})", intra.locals.join(", "))?;
+        }
         for k in &self.kernels {
             writeln!(f, "\nkernel {} =\n{}", k.name, k.op)?;
         }

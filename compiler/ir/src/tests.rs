@@ -13,6 +13,7 @@ fn arr(name: &str, elem: PrimType, shape: &[&str]) -> ArrayDecl {
 /// `sum (map (\x -> x * 2) xs)` per row of a matrix, with a sequential inner loop in the body.
 fn sample() -> KernelProgram {
     KernelProgram {
+        intra: None,
         sizes: vec!["n".into(), "m".into()],
         arrays: vec![
             arr("xss", PrimType::F32, &["n", "m"]),
@@ -134,6 +135,7 @@ fn rejects_bad_operator_and_index_type() {
 #[test]
 fn hist_needs_i64_bucket_and_no_segments() {
     let p = KernelProgram {
+        intra: None,
         sizes: vec!["n".into(), "h".into()],
         arrays: vec![
             arr("is", PrimType::I32, &["n"]),

@@ -70,6 +70,10 @@ pub fn check_program(prog: &KernelProgram) -> Result<(), TypeError> {
         c.check_kernel(k)?;
         c.kernel = None;
     }
+    if prog.intra.is_some() {
+        crate::intra::intra_violation(prog)
+            .or_else(|e| c.err(format!("intra-block program: {e}")))?;
+    }
     Ok(())
 }
 

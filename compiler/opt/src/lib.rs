@@ -14,6 +14,7 @@
 //! | `distribute` | splits a map whose lambda computes several SOACs into one map per SOAC |
 //! | `extract-kernels` | SOACs and regular map nests to segmented operations; host code stays |
 //! | `promote-loops` | per-thread loops of map kernels become a kernel dimension (`CompileOptions::promote_loops`) |
+//! | `fuse-intra` | adjacent kernels over the same rows that pass arrays row by row become one program that may run with a block per row (`CompileOptions::intra_block`) |
 //! | `strip-checks` | drops the run-time checks inside kernels (`Safety::Unchecked`, `--unsafe`) |
 //!
 //! [`pipeline_for`] is the pipeline a set of [`CompileOptions`] asks for; [`pipeline`] is
@@ -41,6 +42,7 @@ pub use distribute::distribute;
 pub use fusion::fuse;
 pub use futhark_options::{CompileOptions, Safety};
 pub use inline::inline;
+pub use kernels::intra::fuse_intra;
 pub use kernels::promote::promote_loops;
 pub use kernels::promote_program_loops;
 pub use kernels::{extract_kernels, strip_checks};
@@ -93,6 +95,9 @@ pub fn pipeline_for(options: &CompileOptions) -> Vec<Pass> {
     let mut passes = all_passes();
     if !options.promote_loops {
         passes.retain(|p| p.name != "promote-loops");
+    }
+    if !options.intra_block {
+        passes.retain(|p| p.name != "fuse-intra");
     }
     if options.safety == Safety::Unchecked {
         passes.push(Pass {
@@ -159,6 +164,11 @@ fn all_passes() -> Vec<Pass> {
             name: "simplify",
             reason: "arrays that only fed kernels (iotas, replicates) are now dead",
             run: |p| Ok(simplify(p)),
+        },
+        Pass {
+            name: "fuse-intra",
+            reason: "kernels passing rows to each other can share a block per row",
+            run: |p| Ok(fuse_intra(p)),
         },
     ]
 }

@@ -53,6 +53,9 @@ pub struct CompileOptions {
     /// Loop promotion at the end of kernel extraction (`FUTHARK_PROMOTE_LOOPS=0` turns it
     /// off).
     pub promote_loops: bool,
+    /// Adjacent kernels over the same rows that pass arrays row by row are marked to run as
+    /// one intra-block kernel (`fuse-intra`; `FUTHARK_INTRA=0` turns it off).
+    pub intra_block: bool,
 }
 
 impl Default for CompileOptions {
@@ -60,6 +63,7 @@ impl Default for CompileOptions {
         CompileOptions {
             safety: Safety::Checked,
             promote_loops: true,
+            intra_block: true,
         }
     }
 }

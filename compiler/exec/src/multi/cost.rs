@@ -281,6 +281,7 @@ mod tests {
             result = Exp::var("acc");
         }
         KernelProgram {
+            intra: None,
             sizes: vec!["n".into(), "k".into()],
             arrays: vec![arr("xs", vec![n.clone()]), arr("out", vec![n.clone()])],
             kernels: vec![Kernel {

@@ -102,6 +102,7 @@ pub(crate) fn build(kernel: &str, h: &Husk, original: &KernelProgram) -> Result<
                 kernel,
                 "red",
                 KernelProgram {
+                    intra: None,
                     sizes: vec!["g".into()],
                     arrays,
                     kernels: vec![Kernel {
@@ -142,6 +143,7 @@ pub(crate) fn build(kernel: &str, h: &Husk, original: &KernelProgram) -> Result<
                 kernel,
                 "scan",
                 KernelProgram {
+                    intra: None,
                     sizes: vec!["g".into()],
                     arrays,
                     kernels: vec![Kernel {
@@ -169,6 +171,7 @@ pub(crate) fn build(kernel: &str, h: &Husk, original: &KernelProgram) -> Result<
                 kernel,
                 "carry",
                 KernelProgram {
+                    intra: None,
                     sizes: vec!["n".into()],
                     arrays,
                     kernels: vec![Kernel {
@@ -192,6 +195,7 @@ pub(crate) fn build(kernel: &str, h: &Husk, original: &KernelProgram) -> Result<
                     kernel,
                     &format!("fill{j}"),
                     KernelProgram {
+                        intra: None,
                         sizes: vec!["n".into()],
                         arrays: vec![decl("o".into(), *t, vec![n.clone()])],
                         kernels: vec![Kernel {
@@ -216,6 +220,7 @@ pub(crate) fn build(kernel: &str, h: &Husk, original: &KernelProgram) -> Result<
                 kernel,
                 "hist",
                 KernelProgram {
+                    intra: None,
                     sizes: vec!["n".into()],
                     arrays,
                     kernels: vec![Kernel {

@@ -24,6 +24,7 @@ mod bounds;
 mod checks;
 pub use checks::strip_checks;
 mod host_loop;
+pub mod intra;
 pub mod promote;
 mod scalar;
 mod size_bounds;
@@ -477,6 +478,7 @@ impl<'a> Extractor<'a> {
         self.kernels.push(KernelDef {
             name: name.clone(),
             program: KernelProgram {
+                intra: None,
                 sizes,
                 arrays,
                 kernels: vec![Kernel {

@@ -1,0 +1,124 @@
+//! Row-locality of reads, and the rules of an intra-block program ([`crate::Intra`]).
+//!
+//! A space `(g0 < S0, …, gk < Sk, j < M)` has rows `(g0, …, gk)`; the point's row starts at
+//! the flat index `row_base = ((g0 * S1 + g1) * … + gk) * M` of an array of the space's
+//! shape. Kernel extraction writes a read of an element of the point's own row as
+//! `a[row_base + e]` (or `a[flat]`, which is `row_base + j`): such a read stays in the row
+//! whatever `e` is, as long as `e` is a valid inner index, which the read's bounds check (or
+//! the program's `#[unsafe]` promise) says it is.
+
+use crate::exp::{BinOp, Body, Exp, Name};
+use crate::kernel::{KernelProgram, SegOp, SegSpace, Size};
+
+/// The flat index of the first element of the point's row (spaces of two or more
+/// dimensions).
+pub fn row_base(space: &SegSpace) -> Option<Exp> {
+    let (inner, rows) = space.dims.split_last()?;
+    let ((g0, _), rest) = rows.split_first()?;
+    let base = rest.iter().fold(Exp::var(g0), |acc, (g, s)| {
+        acc.times(s.to_exp()).plus(Exp::var(g))
+    });
+    Some(base.times(inner.1.to_exp()))
+}
+
+/// The offset in the point's row of a read at `idx`, when `idx` is `row_base + e` or the
+/// flat index.
+pub fn row_offset(space: &SegSpace, idx: &Exp) -> Option<Exp> {
+    let (inner, _) = space.dims.last()?;
+    if space.dims.len() < 2 {
+        return None;
+    }
+    if *idx == Exp::Var(space.flat.clone()) {
+        return Some(Exp::Var(inner.clone()));
+    }
+    let Exp::Bin(BinOp::Add, base, e) = idx else {
+        return None;
+    };
+    (**base == row_base(space)?).then(|| (**e).clone())
+}
+
+/// The arrays a body reads, with the index of each read.
+fn reads(body: &Body) -> Vec<(Name, Exp)> {
+    let mut out = Vec::new();
+    body.walk(
+        &mut |e| {
+            e.for_each_read(&mut |a, i| out.push((a.clone(), i.clone())));
+        },
+        &mut |_| {},
+    );
+    out
+}
+
+/// Whether the body writes any array itself (scratch arrays of map threads).
+fn writes(body: &Body) -> bool {
+    let mut any = false;
+    body.walk(&mut |_| {}, &mut |_| any = true);
+    any
+}
+
+/// Why `prog`'s kernels cannot run as one intra-block kernel, or `Ok` when they can: the
+/// rules of [`crate::Intra`] (its `locals` aside).
+pub fn intra_violation(prog: &KernelProgram) -> Result<(), String> {
+    let Some(first) = prog.kernels.first() else {
+        return Err("no kernels".into());
+    };
+    let sizes: Vec<&Size> = first.op.space().dims.iter().map(|d| &d.1).collect();
+    if sizes.len() < 2 {
+        return Err(format!("kernel `{}` has no rows", first.name));
+    }
+    let mut written: Vec<&Name> = Vec::new();
+    for k in &prog.kernels {
+        let space = k.op.space();
+        if !space.dims.iter().map(|d| &d.1).eq(sizes.iter().copied()) {
+            return Err(format!("kernel `{}` has another space", k.name));
+        }
+        if !matches!(k.op, SegOp::Map(_) | SegOp::Scan(_)) {
+            return Err(format!("kernel `{}` is a {}", k.name, k.op.kind_name()));
+        }
+        if writes(k.op.body()) {
+            return Err(format!("kernel `{}` writes arrays in its body", k.name));
+        }
+        for (a, idx) in reads(k.op.body()) {
+            if written.contains(&&a) && row_offset(space, &idx).is_none() {
+                return Err(format!(
+                    "kernel `{}` reads `{a}` outside the point's row",
+                    k.name
+                ));
+            }
+        }
+        for out in k.op.result_arrays() {
+            let shape_ok = prog
+                .array(out)
+                .is_some_and(|d| d.shape.iter().eq(sizes.iter().copied()));
+            if !shape_ok {
+                return Err(format!("`{out}` does not have the space's shape"));
+            }
+            if written.contains(&out) {
+                return Err(format!("`{out}` is written twice"));
+            }
+            written.push(out);
+        }
+    }
+    // A read of an array a later kernel writes would see it before it is written.
+    for (i, k) in prog.kernels.iter().enumerate() {
+        let later: Vec<&Name> = prog.kernels[i..]
+            .iter()
+            .flat_map(|l| l.op.result_arrays())
+            .collect();
+        if let Some((a, _)) = reads(k.op.body())
+            .into_iter()
+            .find(|(a, _)| later.contains(&a))
+        {
+            return Err(format!(
+                "kernel `{}` reads `{a}` before it is written",
+                k.name
+            ));
+        }
+    }
+    if let Some(intra) = &prog.intra
+        && let Some(l) = intra.locals.iter().find(|l| !written.contains(l))
+    {
+        return Err(format!("local array `{l}` is not written by a kernel"));
+    }
+    Ok(())
+}
