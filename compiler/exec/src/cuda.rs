@@ -9,7 +9,9 @@ use std::rc::Rc;
 use futhark_cuda::runtime::device::device_count;
 use futhark_cuda::runtime::peer::{StreamMark, TimedMark};
 use futhark_cuda::runtime::{DeviceBuffer, Gpu, nvrtc};
-use futhark_cuda::{CodegenOptions, GeneratedKernel, canonicalize, generate_program_with};
+use futhark_cuda::{
+    CodegenOptions, GeneratedKernel, LaunchPlan, canonicalize, generate_program_with,
+};
 use futhark_ir::soacs::KernelDef;
 use futhark_ir::types::PrimType;
 use futhark_ir::{SegOp, Size};
@@ -96,6 +98,8 @@ pub struct CudaDevice {
     two_way_copies: bool,
     /// Wall time of generating CUDA C for prepared programs, for the profile.
     codegen_ms: f64,
+    /// Intra-block programs run as their one kernel (`CudaOptions::intra_kernel`).
+    intra_kernel: bool,
 }
 
 impl CudaDevice {
@@ -118,6 +122,7 @@ impl CudaDevice {
             downloaded: 0,
             two_way_copies: options.two_way_peer_copies,
             codegen_ms: 0.0,
+            intra_kernel: options.cuda.intra_kernel,
         })
     }
 
@@ -172,6 +177,10 @@ impl CudaDevice {
         })
     }
 }
+
+/// The most shared memory an intra-block kernel's block may take (of Hopper's 227 KiB):
+/// more would leave a multiprocessor a single block, which cannot hide its barriers.
+const INTRA_SHARED_MAX: usize = 96 * 1024;
 
 /// What every launch of one kernel program needs, worked out once.
 #[derive(Debug)]
@@ -341,6 +350,23 @@ impl Backend for CudaDevice {
                 .map(|i| sizes[i])
                 .unwrap_or(0),
         };
+        // An intra-block program runs as its one kernel when a row's buffers fit in shared
+        // memory (the generator puts that version last), else as its kernels in order.
+        if self.intra_kernel
+            && kd.program.intra.is_some()
+            && gks.len() == kd.program.kernels.len() + 1
+            && let Some(gk) = gks.last()
+            && let LaunchPlan::Intra(plan) = &gk.plan
+            && plan.shared_bytes(size_of(&plan.inner)) <= INTRA_SHARED_MAX
+        {
+            let args = layout.args.last().cloned().unwrap_or_default();
+            let mut bufs: Vec<&DeviceBuffer> = Vec::with_capacity(args.len());
+            for &i in &args {
+                bufs.push(arrays[i].get()?);
+            }
+            self.gpu.run(&gk.name, &bufs, sizes).map_err(backend_err)?;
+            return Ok(());
+        }
         for ((kernel, gk), args) in kd.program.kernels.iter().zip(gks.iter()).zip(&layout.args) {
             // Empty grids are skipped (CUDA rejects them); a reduction over empty segments
             // still owes each segment its neutral element, written from the host.

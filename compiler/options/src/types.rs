@@ -77,6 +77,13 @@ pub struct CudaOptions {
     /// Segmented scans of short segments use their warp entry (`FUTHARK_WARP_SCAN=0`
     /// sends them to the look-back kernel).
     pub warp_scan: bool,
+    /// Elements per thread of intra-block kernels (seed 002's q; `FUTHARK_INTRA_Q`; `None`:
+    /// the generator's choice).
+    pub intra_seq: Option<u32>,
+    /// Run an intra-block program (`fuse-intra`) as its one generated kernel, a block per
+    /// row, where its rows fit in shared memory (`FUTHARK_INTRA_KERNEL=1`). Off until that
+    /// kernel has been checked on a GPU: the program's kernels then run one after another.
+    pub intra_kernel: bool,
     /// Programmatic dependent launch on sm_90+ (`FUTHARK_PDL=0` turns it off).
     pub pdl: bool,
     /// Where per-GPU launch timelines go (`FUTHARK_TRACE=PATH`: `PATH.gpuN.tsv`).
@@ -156,6 +163,8 @@ impl Default for CudaOptions {
             tile_fma: true,
             tile_shape: None,
             tile_tune: TileTune::default(),
+            intra_seq: None,
+            intra_kernel: false,
         }
     }
 }

@@ -157,6 +157,9 @@ pub struct Emitter<'a> {
     sizes: HashSet<Name>,
     space: Option<SegSpace>,
     vec: Option<VecSubst>,
+    /// Arrays whose point's row is in a shared-memory buffer (an intra-block stage):
+    /// array name to the C name of the buffer, indexed by the offset in the row.
+    rows: Option<HashMap<Name, String>>,
 }
 
 impl<'a> Emitter<'a> {
@@ -176,6 +179,7 @@ impl<'a> Emitter<'a> {
             sizes: prog.sizes.iter().cloned().collect(),
             space: Some(space.clone()),
             vec: None,
+            rows: None,
         }
     }
 
@@ -190,6 +194,7 @@ impl<'a> Emitter<'a> {
             sizes: HashSet::new(),
             space: None,
             vec: None,
+            rows: None,
         }
     }
 
@@ -197,6 +202,14 @@ impl<'a> Emitter<'a> {
     pub fn with_vec(&self, vec: VecSubst) -> Emitter<'a> {
         let mut e = self.clone();
         e.vec = Some(vec);
+        e
+    }
+
+    /// The same emitter, reading the point's row of the given arrays from shared-memory
+    /// buffers (array name to buffer).
+    pub fn with_rows(&self, rows: HashMap<Name, String>) -> Emitter<'a> {
+        let mut e = self.clone();
+        e.rows = Some(rows);
         e
     }
 
@@ -390,6 +403,13 @@ impl<'a> Emitter<'a> {
                     && let Some(buf) = vec.bufs.get(arr)
                 {
                     return (load_conv(elem, &format!("{buf}[{}]", vec.lane)), elem);
+                }
+                if let (Some(rows), Some(space)) = (&self.rows, &self.space)
+                    && let Some(buf) = rows.get(arr)
+                    && let Some(off) = futhark_ir::intra::row_offset(space, idx)
+                {
+                    let (o, _) = self.exp(&off);
+                    return (load_conv(elem, &format!("{buf}[{o}]")), elem);
                 }
                 let (i, _) = self.exp(idx);
                 (load_conv(elem, &format!("a_{arr}[{i}]")), elem)
@@ -700,6 +720,7 @@ pub fn check_sites(prog: &KernelProgram) -> Vec<CheckSite> {
         sizes: prog.sizes.iter().cloned().collect(),
         space: None,
         vec: None,
+        rows: None,
     };
     program_checks(prog)
         .into_iter()

@@ -18,6 +18,7 @@
 mod canonical;
 pub mod emit;
 pub mod hist;
+pub mod intra;
 pub mod prelude;
 pub mod prims;
 pub mod reduce;
@@ -149,6 +150,43 @@ pub enum LaunchPlan {
     Red(RedPlan),
     Scan(ScanPlan),
     Hist(HistPlan),
+    Intra(IntraPlan),
+}
+
+/// How the runtime launches an intra-block kernel (`intra.rs`): a block per row, looping
+/// over rows.
+#[derive(Clone, Debug, PartialEq)]
+pub struct IntraPlan {
+    pub entry: String,
+    pub rows: Vec<Size>,
+    pub inner: Size,
+    /// Bytes per element of each row buffer in shared memory (`m` elements each, each
+    /// buffer rounded up to 16 bytes).
+    pub row_bufs: Vec<usize>,
+    /// Bytes of the block scans' scratch after the row buffers.
+    pub scratch: usize,
+    /// Elements per thread the block size aims at (seed 002's q).
+    pub seq_factor: u32,
+}
+
+impl IntraPlan {
+    /// Shared memory a block needs for rows of `m` elements.
+    pub fn shared_bytes(&self, m: i64) -> usize {
+        let m = m.max(0) as usize;
+        self.row_bufs
+            .iter()
+            .map(|b| (m * b).div_ceil(16) * 16)
+            .sum::<usize>()
+            + self.scratch
+    }
+
+    /// Threads per block for rows of `m` elements: `m / q` rounded up to a warp, at most
+    /// [`intra::INTRA_MAX_BLOCK`]; `q` is `seq` when given, else the plan's.
+    pub fn block(&self, m: i64, seq: Option<u32>) -> u32 {
+        let q = seq.unwrap_or(self.seq_factor).max(1);
+        let per = (m.max(1) as u64).div_ceil(q as u64);
+        (per.div_ceil(32) * 32).clamp(32, intra::INTRA_MAX_BLOCK as u64) as u32
+    }
 }
 
 impl LaunchPlan {
@@ -174,6 +212,7 @@ impl LaunchPlan {
                 }
                 v
             }
+            LaunchPlan::Intra(p) => vec![p.entry.as_str()],
         }
     }
 
@@ -199,6 +238,7 @@ impl LaunchPlan {
                 }
                 v
             }
+            LaunchPlan::Intra(p) => vec![&mut p.entry],
         }
     }
 }
@@ -303,10 +343,17 @@ pub fn generate_program_with(
     options: &CodegenOptions,
 ) -> Result<Vec<GeneratedKernel>, CodegenError> {
     futhark_ir::check_program(prog)?;
-    prog.kernels
+    let mut gks = prog
+        .kernels
         .iter()
         .map(|k| generate_kernel_with(prog, k, options))
-        .collect()
+        .collect::<Result<Vec<_>, _>>()?;
+    // An intra-block program also gets its one-kernel version, last: the runtime runs
+    // either it or the kernels before it.
+    if prog.intra.is_some() {
+        gks.push(intra::gen_intra(prog, &prog.kernels[0].name)?);
+    }
+    Ok(gks)
 }
 
 /// Generates CUDA for one kernel of a program that has passed the type checker.

@@ -821,6 +821,23 @@ impl Gpu {
                 }]
             }
             LaunchPlan::Hist(h) => self.hist_launches(name, h, prod(&h.elements), eval, scratch)?,
+            LaunchPlan::Intra(p) => {
+                let (rows, m) = (prod(&p.rows), eval(&p.inner));
+                if rows <= 0 || m <= 0 {
+                    return Ok(vec![]);
+                }
+                let block = p.block(m, self.options.intra_seq);
+                let shared = p.shared_bytes(m);
+                self.allow_shared(name, &p.entry, shared)?;
+                let resident = sms * self.occupancy(name, &p.entry, block, shared)?.max(1);
+                vec![Launch {
+                    entry: p.entry.clone(),
+                    grid: (rows as u64).min(resident as u64 * 8).min(MAX_GRID) as u32,
+                    block,
+                    shared,
+                    extra: vec![],
+                }]
+            }
         })
     }
 }

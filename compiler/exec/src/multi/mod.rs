@@ -120,6 +120,10 @@ pub struct Multi<D: PeerBackend> {
     /// partitioned results are always gathered again (one split kernel among unsplit
     /// neighbours) stops being split.
     charged: HashMap<Rc<str>, u64>,
+    /// An intra-block program's kernels as programs of their own, each with the indices of
+    /// its arrays in the program's: with several devices each is split on its own (a husk is
+    /// one kernel), as it was before `fuse-intra` put them together.
+    stages: HashMap<String, Vec<(KernelDef, Vec<usize>)>>,
 }
 
 impl<D: PeerBackend> Multi<D> {
@@ -142,6 +146,7 @@ impl<D: PeerBackend> Multi<D> {
             policy: options.split,
             stats: HashMap::new(),
             charged: HashMap::new(),
+            stages: HashMap::new(),
         })
     }
 
@@ -643,6 +648,31 @@ fn row_elements(rows: &[Range<u64>], row_len: usize) -> Vec<Range<usize>> {
         .collect()
 }
 
+/// Each kernel of an intra-block program as a program of its own (the program's sizes, the
+/// arrays the kernel uses), with the indices of those arrays in the program's.
+fn stage_programs(kd: &KernelDef) -> Vec<(KernelDef, Vec<usize>)> {
+    let prog = &kd.program;
+    prog.kernels
+        .iter()
+        .enumerate()
+        .map(|(i, k)| {
+            let used = prog.kernel_arrays(k);
+            let idx = used
+                .iter()
+                .filter_map(|a| prog.arrays.iter().position(|d| d.name == a.name))
+                .collect();
+            let program = KernelProgram {
+                sizes: prog.sizes.clone(),
+                arrays: used.into_iter().cloned().collect(),
+                kernels: vec![k.clone()],
+                intra: None,
+            };
+            let name = format!("{}_stage{i}", kd.name);
+            (KernelDef { name, program }, idx)
+        })
+        .collect()
+}
+
 impl<D: PeerBackend> Backend for Multi<D> {
     type Buf = Rc<MultiBuf<D::Buf>>;
 
@@ -651,9 +681,17 @@ impl<D: PeerBackend> Backend for Multi<D> {
     }
 
     fn prepare(&mut self, kernels: &[KernelDef]) -> Result<()> {
-        self.devs[0].prepare(kernels)?;
-        for k in kernels {
-            self.kernels.insert(k.name.clone(), k.clone());
+        let mut all = kernels.to_vec();
+        if self.devs.len() > 1 {
+            for k in kernels.iter().filter(|k| k.program.intra.is_some()) {
+                let stages = stage_programs(k);
+                all.extend(stages.iter().map(|(d, _)| d.clone()));
+                self.stages.insert(k.name.clone(), stages);
+            }
+        }
+        self.devs[0].prepare(&all)?;
+        for k in all {
+            self.kernels.insert(k.name.clone(), k);
         }
         Ok(())
     }
@@ -699,6 +737,16 @@ impl<D: PeerBackend> Backend for Multi<D> {
     fn launch(&mut self, kd: &KernelDef, sizes: &[i64], arrays: &mut [Self::Buf]) -> Result<()> {
         if self.devs.len() == 1 {
             return self.launch_any(kd, sizes, arrays);
+        }
+        if let Some(stages) = self.stages.get(&kd.name).cloned() {
+            for (stage, idx) in &stages {
+                let mut sub: Vec<Self::Buf> = idx.iter().map(|&i| arrays[i].clone()).collect();
+                self.launch(stage, sizes, &mut sub)?;
+                for (&i, b) in idx.iter().zip(sub) {
+                    arrays[i] = b;
+                }
+            }
+            return Ok(());
         }
         // Host time per kernel (`--profile`): issuing pieces, copies and combines on every
         // device. It includes time blocked in the driver when a device's queue of launches

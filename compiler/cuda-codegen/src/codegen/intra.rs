@@ -1,0 +1,295 @@
+//! Intra-block kernels (seed 002): the kernels of a program marked [`futhark_ir::Intra`] as
+//! the stages of one kernel with a block per row of their common space.
+//!
+//! Each block takes rows in turn (a grid-stride loop over rows). For each row, the stages
+//! run in order with a barrier after each: a `segmap` stage has its threads stride over the
+//! row's inner index (coalesced global accesses); a `segscan` stage is sequentialised as the
+//! seed describes: thread `t` owns the `c = ⌈m / B⌉` consecutive elements from `t·c`, scans
+//! them in registers order into the row buffer, the block scans the threads' totals (warp
+//! shuffles, then the warps' totals), and each thread combines its exclusive prefix into its
+//! elements. Every array a stage writes that a later stage reads lives in shared memory for
+//! the row (`m` elements each), so those reads never touch device memory; arrays
+//! [`futhark_ir::Intra::locals`] are not written to device memory at all.
+//!
+//! The launch (`runtime/launch.rs`) picks `B` from the row length and the sequentialisation
+//! factor `q` (`B = m / q` rounded up to a warp, at most 256), and the executor falls back
+//! to the program's separate kernels when the row buffers would not fit in shared memory.
+
+use std::collections::{HashMap, HashSet};
+use std::fmt::Write;
+
+use futhark_ir::{Kernel, KernelProgram, Name, PrimType, SegOp, Size};
+
+use super::emit::{
+    Emitter, make_acc, operator_defs, size_exp, size_product, store_conv, store_ty, struct_layout,
+    unflatten,
+};
+use super::{CodegenError, GeneratedKernel, IntraPlan, LaunchPlan, open_entry, prelude};
+
+/// The most threads an intra-block kernel's block has.
+pub const INTRA_MAX_BLOCK: u32 = 1024;
+
+/// Generates the intra-block kernel of a program marked [`futhark_ir::Intra`].
+pub fn gen_intra(prog: &KernelProgram, name: &str) -> Result<GeneratedKernel, CodegenError> {
+    let unsupported = |what: &str| CodegenError::Unsupported {
+        kernel: name.to_string(),
+        what: what.to_string(),
+    };
+    let intra = prog
+        .intra
+        .as_ref()
+        .ok_or_else(|| unsupported("a program not marked intra-block"))?;
+    futhark_ir::intra::intra_violation(prog).map_err(|e| unsupported(&e))?;
+    let first = &prog.kernels[0];
+    let dims: Vec<Size> = first.op.space().dims.iter().map(|d| d.1.clone()).collect();
+    let (inner, rows) = dims.split_last().expect("checked: two or more dimensions");
+
+    // Row buffers: what a later stage reads, and every scan result (the scan keeps its
+    // partial results there between its two passes).
+    let mut read_later: HashSet<Name> = HashSet::new();
+    for k in &prog.kernels {
+        k.op.body().walk(
+            &mut |e| {
+                e.for_each_read(&mut |a, _| {
+                    read_later.insert(a.clone());
+                })
+            },
+            &mut |_| {},
+        );
+    }
+    let mut bufs: Vec<(Name, PrimType)> = Vec::new();
+    for k in &prog.kernels {
+        for o in k.op.result_arrays() {
+            if read_later.contains(o) || matches!(k.op, SegOp::Scan(_)) {
+                let elem = prog.array(o).map(|a| a.elem).unwrap_or(PrimType::I8);
+                bufs.push((o.clone(), elem));
+            }
+        }
+    }
+    let buf_names: HashMap<Name, String> = bufs
+        .iter()
+        .enumerate()
+        .map(|(i, (a, _))| (a.clone(), format!("fut_row{i}")))
+        .collect();
+    let locals: HashSet<&Name> = intra.locals.iter().collect();
+
+    let mut written: HashSet<Name> = HashSet::new();
+    prog.kernels.iter().for_each(|k| {
+        written.extend(k.op.result_arrays().iter().cloned());
+    });
+    let mut params: Vec<String> = prog
+        .arrays
+        .iter()
+        .map(|a| {
+            let c = if written.contains(&a.name) {
+                ""
+            } else {
+                "const "
+            };
+            format!("{c}{}* __restrict__ a_{}", store_ty(a.elem), a.name)
+        })
+        .collect();
+    params.extend(prog.sizes.iter().map(|s| format!("const i64 s_{s}")));
+
+    let mut src = String::new();
+    let mut scratch = 0usize;
+    for k in &prog.kernels {
+        if let SegOp::Scan(s) = &k.op {
+            src.push_str(&operator_defs(prog, &k.name, &s.op, &s.neutral));
+            src.push_str(&block_xscan(&k.name));
+            let tys: Vec<PrimType> = s.neutral.iter().map(|v| v.ty()).collect();
+            scratch = scratch.max(32 * struct_layout(&tys).0);
+        }
+    }
+    let entry = format!("{name}_intra");
+    open_entry(
+        &mut src,
+        INTRA_MAX_BLOCK,
+        &format!("{entry}({})", params.join(", ")),
+    );
+    let row_refs: Vec<&Size> = rows.iter().collect();
+    let _ = writeln!(
+        src,
+        "  const i64 fut_m = {}, fut_rows = {};",
+        size_exp(inner),
+        size_product(&row_refs)
+    );
+    let _ = writeln!(src, "  unsigned char* fut_p = fut_shared;");
+    for (i, (_, elem)) in bufs.iter().enumerate() {
+        let t = store_ty(*elem);
+        let _ = writeln!(
+            src,
+            "  {t}* fut_row{i} = ({t}*)fut_p; fut_p += (fut_m * sizeof({t}) + 15) & ~(i64)15;"
+        );
+    }
+    let _ = writeln!(src, "  unsigned char* fut_scratch = fut_p;");
+    let _ = writeln!(
+        src,
+        "  for (i64 fut_row = blockIdx.x; fut_row < fut_rows; fut_row += gridDim.x) {{"
+    );
+    for k in &prog.kernels {
+        stage(prog, k, &buf_names, &locals, &mut src);
+    }
+    let _ = writeln!(src, "  }}\n}}");
+
+    let checks = super::emit::check_sites(prog);
+    Ok(GeneratedKernel {
+        name: entry.clone(),
+        label: entry.clone(),
+        source: format!("{}\n{src}", prelude::PRELUDE),
+        plan: LaunchPlan::Intra(IntraPlan {
+            entry,
+            rows: rows.to_vec(),
+            inner: inner.clone(),
+            row_bufs: bufs.iter().map(|(_, t)| t.size_bytes()).collect(),
+            scratch,
+            seq_factor: 4,
+        }),
+        arrays: prog
+            .arrays
+            .iter()
+            .map(|a| super::ArrayParam {
+                name: a.name.clone(),
+                elem: a.elem,
+                shape: a.shape.clone(),
+                written: written.contains(&a.name),
+            })
+            .collect(),
+        sizes: prog.sizes.clone(),
+        loops: false,
+        checks,
+    })
+}
+
+/// One stage: the kernel's body over the row, its results into the row buffers and (unless
+/// local) device memory, then a barrier.
+fn stage(
+    prog: &KernelProgram,
+    k: &Kernel,
+    bufs: &HashMap<Name, String>,
+    locals: &HashSet<&Name>,
+    src: &mut String,
+) {
+    let space = k.op.space();
+    let n = space.dims.len();
+    let em = Emitter::for_kernel(prog, k).with_rows(bufs.clone());
+    let _ = writeln!(src, "    {{ // {} ({})", k.name, k.op.kind_name());
+    let _ = writeln!(src, "      i64 fut_srem = fut_row;");
+    unflatten(
+        src,
+        "      ",
+        "fut_srem",
+        &space.dims[..n - 1],
+        &vec![true; n - 1],
+    );
+    let inner = &space.dims[n - 1].0;
+    // Binds the point's indices for inner offset `j`.
+    let indices = |j: &str, pad: &str| {
+        format!(
+            "{pad}const i64 v_{inner} = {j};\n{pad}const i64 v_{} = fut_row * fut_m + {j};\n",
+            space.flat
+        )
+    };
+    let store = |o: &Name, v: &str, j: &str, pad: &str, s: &mut String| {
+        let elem = prog.array(o).map(|a| a.elem).unwrap_or(PrimType::I8);
+        let v = store_conv(elem, v);
+        if let Some(b) = bufs.get(o) {
+            let _ = writeln!(s, "{pad}{b}[{j}] = {v};");
+        }
+        if !locals.contains(o) {
+            let _ = writeln!(s, "{pad}a_{o}[fut_row * fut_m + {j}] = {v};");
+        }
+    };
+    match &k.op {
+        SegOp::Map(m) => {
+            let _ = writeln!(
+                src,
+                "      for (i64 fut_j = threadIdx.x; fut_j < fut_m; fut_j += blockDim.x) {{"
+            );
+            src.push_str(&indices("fut_j", "        "));
+            let res = em.body(src, &m.body, 4);
+            for (o, r) in m.outputs.iter().zip(&res) {
+                store(o, r, "fut_j", "        ", src);
+            }
+            let _ = writeln!(src, "      }}");
+        }
+        SegOp::Scan(s) => {
+            let kn = &k.name;
+            let _ = writeln!(
+                src,
+                "      const i64 fut_c = (fut_m + blockDim.x - 1) / blockDim.x;\n      \
+                 const i64 fut_lo = fut_min(fut_m, (i64)threadIdx.x * fut_c), fut_hi = fut_min(fut_m, fut_lo + fut_c);\n      \
+                 {kn}_acc fut_acc = {kn}_ne();\n      \
+                 for (i64 fut_j = fut_lo; fut_j < fut_hi; fut_j++) {{"
+            );
+            src.push_str(&indices("fut_j", "        "));
+            let res = em.body(src, &s.body, 4);
+            src.push_str(&make_acc(kn, "fut_v", &res, "        "));
+            let _ = writeln!(src, "        fut_acc = {kn}_op(fut_acc, fut_v);");
+            for (i, o) in s.outputs.iter().enumerate() {
+                let elem = prog.array(o).map(|a| a.elem).unwrap_or(PrimType::I8);
+                let _ = writeln!(
+                    src,
+                    "        {}[fut_j] = {};",
+                    bufs[o],
+                    store_conv(elem, &format!("fut_acc.c{i}"))
+                );
+            }
+            let _ = writeln!(src, "      }}");
+            let _ = writeln!(
+                src,
+                "      const {kn}_acc fut_pre = {kn}_block_xscan(fut_acc, ({kn}_acc*)fut_scratch);\n      \
+                 for (i64 fut_j = fut_lo; fut_j < fut_hi; fut_j++) {{\n        \
+                 {kn}_acc fut_x;"
+            );
+            for (i, o) in s.outputs.iter().enumerate() {
+                let elem = prog.array(o).map(|a| a.elem).unwrap_or(PrimType::I8);
+                let _ = writeln!(
+                    src,
+                    "        fut_x.c{i} = {};",
+                    super::emit::load_conv(elem, &format!("{}[fut_j]", bufs[o]))
+                );
+            }
+            let _ = writeln!(src, "        fut_x = {kn}_op(fut_pre, fut_x);");
+            for (i, o) in s.outputs.iter().enumerate() {
+                store(o, &format!("fut_x.c{i}"), "fut_j", "        ", src);
+            }
+            let _ = writeln!(src, "      }}");
+        }
+        _ => unreachable!("checked: maps and scans only"),
+    }
+    let _ = writeln!(src, "      __syncthreads();\n    }}");
+}
+
+/// The exclusive scan of one value per thread of the block, in thread order (valid for any
+/// associative operator); `scratch` holds 32 accumulators. Every thread must call it.
+fn block_xscan(name: &str) -> String {
+    format!(
+        "static __device__ __forceinline__ {name}_acc {name}_block_xscan({name}_acc x, {name}_acc* scratch) {{
+  const unsigned lane = threadIdx.x & 31, warp = threadIdx.x >> 5, nwarps = (blockDim.x + 31) >> 5;
+  #pragma unroll
+  for (unsigned d = 1; d < 32; d <<= 1) {{
+    const {name}_acc y = {name}_shfl_up(x, d);
+    if (lane >= d) x = {name}_op(y, x);
+  }}
+  if (lane == 31) scratch[warp] = x;
+  __syncthreads();
+  if (warp == 0) {{
+    {name}_acc w = lane < nwarps ? scratch[lane] : {name}_ne();
+    #pragma unroll
+    for (unsigned d = 1; d < 32; d <<= 1) {{
+      const {name}_acc y = {name}_shfl_up(w, d);
+      if (lane >= d) w = {name}_op(y, w);
+    }}
+    scratch[lane] = w;
+  }}
+  __syncthreads();
+  {name}_acc e = {name}_shfl_up(x, 1);
+  if (lane == 0) e = {name}_ne();
+  if (warp > 0) e = {name}_op(scratch[warp - 1], e);
+  __syncthreads();
+  return e;
+}}
+"
+    )
+}

@@ -1,0 +1,154 @@
+//! `fuse-intra`: which launches become one intra-block program, that the CPU executor
+//! still computes what the interpreter does with them, and that the CUDA generator gives
+//! such a program its one-kernel version.
+
+#[path = "support/agree.rs"]
+mod agree;
+use agree::agree_values;
+
+use futhark_db::{Database, Db, IrStage};
+use futhark_ir::soacs::KernelDef;
+
+const SRC: &str = "
+-- A scan of each row, then a map of it: two stages, the scan's result local.
+entry scan_map [n][m] (xss: [n][m]i32) : [n][m]i32 =
+  map (\\row -> map (\\x -> x * 2 + 1) (scan (+) 0 row)) xss
+
+-- The second kernel reads the scan's result in the next row: not row-local.
+entry cross [n][m] (xss: [n][m]i32) : [n][m]i32 =
+  let ss = map (scan (+) 0) xss
+  in map (\\i -> map (\\j -> ss[(i + 1) % n, j] - ss[i, m - 1 - j]) (iota m)) (iota n)
+
+-- Both results are returned: nothing is local.
+entry both [n][m] (xss: [n][m]f32) : ([n][m]f32, [n][m]f32) =
+  unzip (map (\\row -> let s = scan (*) 1 row
+                       in unzip (map2 (\\x y -> (x + y, y / 2)) row (reverse s))) xss)
+";
+
+fn kernel_programs(entry: &str) -> Vec<KernelDef> {
+    let mut db = Database::new();
+    let file = db.set_file("intra.fut", SRC);
+    let prog = futhark_db::compile(&db, file, IrStage::Kernels)
+        .unwrap_or_else(|e| panic!("does not compile: {:?}", e.diagnostics(&db, file)));
+    prog.kernels
+        .into_iter()
+        .filter(|k| k.name.contains(&format!("entry_{entry}_")))
+        .collect()
+}
+
+#[test]
+fn a_scan_then_a_map_of_each_row_is_one_intra_block_program() {
+    let ks = kernel_programs("scan_map");
+    assert_eq!(
+        ks.len(),
+        1,
+        "{:#?}",
+        ks.iter().map(|k| &k.name).collect::<Vec<_>>()
+    );
+    let p = &ks[0].program;
+    assert_eq!(p.kernels.len(), 2);
+    let intra = p.intra.as_ref().expect("marked intra-block");
+    assert_eq!(
+        intra.locals.len(),
+        1,
+        "the scan's result is read only by the map"
+    );
+    futhark_ir::check_program(p).expect("the checker accepts it");
+    agree_values(
+        "scan_map",
+        SRC,
+        "scan_map",
+        "[[1i32, 2i32, 3i32], [4i32, 5i32, 6i32]]",
+        "[[3i32, 7i32, 13i32], [9i32, 19i32, 31i32]]",
+    );
+}
+
+#[test]
+fn a_read_of_another_row_keeps_the_kernels_apart() {
+    let ks = kernel_programs("cross");
+    assert!(
+        ks.iter().all(|k| k.program.intra.is_none()),
+        "{:#?}",
+        ks.iter().map(|k| &k.program).collect::<Vec<_>>()
+    );
+    agree_values(
+        "cross",
+        SRC,
+        "cross",
+        "[[1i32, 2i32], [3i32, 4i32]]",
+        "[[0i32, 6i32], [-6i32, 0i32]]",
+    );
+}
+
+#[test]
+fn results_read_after_the_program_are_not_local() {
+    let ks = kernel_programs("both");
+    let fused: Vec<_> = ks.iter().filter(|k| k.program.intra.is_some()).collect();
+    assert_eq!(fused.len(), 1);
+    let intra = fused[0].program.intra.as_ref().unwrap();
+    // The scan's result is read by the map only; the map's two results leave the program.
+    assert_eq!(intra.locals.len(), 1);
+    agree_values(
+        "both",
+        SRC,
+        "both",
+        "[[1f32, 2f32, 4f32]]",
+        "[[9f32, 4f32, 5f32]] [[4f32, 1f32, 0.5f32]]",
+    );
+}
+
+#[test]
+fn the_checker_rejects_a_marked_program_that_reads_across_rows() {
+    let ks = kernel_programs("cross");
+    let mut p = ks
+        .iter()
+        .find(|k| k.program.kernels.len() == 1 && k.name.contains("map"))
+        .map(|k| k.program.clone())
+        .expect("the map kernel");
+    // Put the scan in front of the map that reads it across rows and mark the pair.
+    let scan = ks
+        .iter()
+        .find(|k| k.name.contains("scan"))
+        .expect("the scan kernel")
+        .program
+        .clone();
+    for a in scan.arrays {
+        if p.array(&a.name).is_none() {
+            p.arrays.push(a);
+        }
+    }
+    for s in scan.sizes {
+        if !p.sizes.contains(&s) {
+            p.sizes.push(s);
+        }
+    }
+    p.kernels.insert(0, scan.kernels[0].clone());
+    p.intra = Some(futhark_ir::Intra::default());
+    let err = futhark_ir::check_program(&p).expect_err("not row-local");
+    assert!(err.to_string().contains("intra-block"), "{err}");
+}
+
+#[cfg(feature = "cuda")]
+#[test]
+fn the_cuda_generator_adds_the_one_kernel_version_last() {
+    use futhark_cuda::{LaunchPlan, generate_program};
+    let ks = kernel_programs("scan_map");
+    let gks = generate_program(&ks[0].program).expect("generates");
+    assert_eq!(gks.len(), 3, "two kernels, then the intra-block one");
+    let LaunchPlan::Intra(plan) = &gks[2].plan else {
+        panic!("last is not intra-block: {:?}", gks[2].plan)
+    };
+    // The scan's result is a row buffer; the map's result goes to device memory only.
+    assert_eq!(plan.row_bufs, vec![4]);
+    assert_eq!(plan.block(256, Some(4)), 64);
+    assert_eq!(plan.block(256, Some(1)), 256);
+    assert_eq!(plan.block(10, None), 32);
+    assert_eq!(plan.block(100_000, Some(1)), 1024);
+    let src = gks[2].kernel_source();
+    assert!(src.contains("__syncthreads"), "{src}");
+    let local = &ks[0].program.intra.as_ref().unwrap().locals[0];
+    assert!(
+        !src.contains(&format!("a_{local}[fut_row")),
+        "the local scan result is not written to device memory:\n{src}"
+    );
+}
