@@ -27,7 +27,7 @@ mod value;
 
 pub use backend::{
     Backend, CACHE_PROFILE, CODEGEN_PROFILE, KernelProfile, LOAD_PROFILE, NVRTC_PROFILE,
-    PeerBackend, Stamp,
+    PeerBackend, Stamp, written_arrays,
 };
 pub use cpu::{CpuBackend, run_program as run_kernel_program};
 #[cfg(feature = "cuda")]

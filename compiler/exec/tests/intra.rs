@@ -3,10 +3,11 @@
 //! such a program its one-kernel version.
 
 #[path = "support/agree.rs"]
+#[allow(dead_code)]
 mod agree;
 use agree::agree_values;
 
-use futhark_db::{Database, Db, IrStage};
+use futhark_db::{Database, IrStage};
 use futhark_ir::soacs::KernelDef;
 
 const SRC: &str = "

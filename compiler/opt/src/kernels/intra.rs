@@ -111,6 +111,9 @@ fn fuse_body(
     body.stms = out;
 }
 
+/// Arrays a run writes, each with the host binding of its launch's result.
+type Outs = Vec<(Name, Param)>;
+
 /// A launch that may join a run.
 #[derive(Clone)]
 struct Member {
@@ -144,7 +147,7 @@ impl Member {
     }
 
     /// The host value of each size parameter, and the host binding of each `Out` array.
-    fn bindings(&self) -> (Vec<(Name, SubExp)>, Vec<(Name, Param)>) {
+    fn bindings(&self) -> (Vec<(Name, SubExp)>, Outs) {
         let sizes = self
             .def
             .program
@@ -174,7 +177,7 @@ struct Run {
     /// Per merged array: how the launch passes it (`None`: written by a kernel of the run).
     inputs: Vec<Option<SubExp>>,
     /// Host bindings of the arrays the run writes.
-    outs: Vec<(Name, Param)>,
+    outs: Outs,
 }
 
 impl Run {
