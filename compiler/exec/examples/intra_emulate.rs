@@ -326,6 +326,65 @@ impl Backend for Emulating {
     }
 }
 
+/// What an emulated run found.
+pub struct Report {
+    pub programs: usize,
+    pub compared: usize,
+    pub mismatches: usize,
+    pub worst: f64,
+    /// The run's own failure, if it failed.
+    pub failed: Option<String>,
+}
+
+/// Runs `entry` of the program `text` (named `file`) on `values` with every intra-block
+/// launch also emulated, at its first `checks` launches with each of `blocks` threads a block
+/// on a grid of `grid` blocks.
+pub fn emulate(
+    file: &str,
+    text: &str,
+    entry: &str,
+    values: Vec<futhark_values::Value>,
+    blocks: &[u32],
+    grid: u32,
+    checks: usize,
+) -> std::result::Result<Report, String> {
+    let mut db = Database::new();
+    let fid = db.set_file(file, text);
+    let prog = futhark_db::compile(&db, fid, IrStage::Kernels)
+        .map_err(|e| format!("does not compile: {:?}", e.diagnostics(&db, fid)))?;
+    static RUNS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let dir = std::env::temp_dir().join(format!(
+        "intra-emulate-{}-{}",
+        std::process::id(),
+        RUNS.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
+    ));
+    std::fs::create_dir_all(&dir).map_err(|e| e.to_string())?;
+    let backend = Emulating {
+        cpu: CpuBackend::new(),
+        dir: dir.clone(),
+        blocks: blocks.to_vec(),
+        grid,
+        checks,
+        programs: HashMap::new(),
+        compared: 0,
+        mismatches: 0,
+        worst: 0.0,
+    };
+    let mut exec = Executor::new(prog, backend).map_err(|e| e.to_string())?;
+    let result = exec.call_entry(entry, values);
+    let be = exec.backend();
+    let report = Report {
+        programs: be.programs.len(),
+        compared: be.compared,
+        mismatches: be.mismatches,
+        worst: be.worst,
+        failed: result.err().map(|e| e.to_string()),
+    };
+    let _ = std::fs::remove_dir_all(&dir);
+    Ok(report)
+}
+
+#[allow(dead_code)]
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let flag = |name: &str| {
@@ -349,45 +408,25 @@ fn main() {
     let grid: u32 = flag("--grid").and_then(|g| g.parse().ok()).unwrap_or(5);
     let checks: usize = flag("--checks").and_then(|g| g.parse().ok()).unwrap_or(4);
     let text = std::fs::read_to_string(&file).expect("reads the program");
-    let mut db = Database::new();
-    let fid = db.set_file(&file, &text);
-    let prog = match futhark_db::compile(&db, fid, IrStage::Kernels) {
-        Ok(p) => p,
+    let values = futhark_values::read_values(&std::fs::read(&input).expect("reads the input"))
+        .expect("parses the input");
+    let r = match emulate(&file, &text, &entry, values, &blocks, grid, checks) {
+        Ok(r) => r,
         Err(e) => {
-            eprintln!("does not compile: {:?}", e.diagnostics(&db, fid));
+            eprintln!("{e}");
             std::process::exit(2);
         }
     };
-    let values = futhark_values::read_values(&std::fs::read(&input).expect("reads the input"))
-        .expect("parses the input");
-    let dir = std::env::temp_dir().join(format!("intra-emulate-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("makes a directory");
-    let backend = Emulating {
-        cpu: CpuBackend::new(),
-        dir: dir.clone(),
-        blocks,
-        grid,
-        checks,
-        programs: HashMap::new(),
-        compared: 0,
-        mismatches: 0,
-        worst: 0.0,
-    };
-    let mut exec = Executor::new(prog, backend).expect("prepares");
-    let result = exec.call_entry(&entry, values);
-    let be = exec.backend();
     println!(
         "{file} {entry}: {} intra-block programs, {} arrays compared, {} mismatches, worst relative error {:.3e}{}",
-        be.programs.len(),
-        be.compared,
-        be.mismatches,
-        be.worst,
-        match &result {
-            Ok(_) => String::new(),
-            Err(e) => format!("; the run failed: {e}"),
-        }
+        r.programs,
+        r.compared,
+        r.mismatches,
+        r.worst,
+        r.failed
+            .as_ref()
+            .map_or(String::new(), |e| format!("; the run failed: {e}"))
     );
-    let _ = std::fs::remove_dir_all(&dir);
-    let ok = result.is_ok() && be.mismatches == 0 && be.compared > 0;
+    let ok = r.failed.is_none() && r.mismatches == 0 && r.compared > 0;
     std::process::exit(if ok { 0 } else { 1 });
 }

@@ -246,6 +246,11 @@ impl Backend for CudaDevice {
         let mut generated = Vec::with_capacity(kernels.len());
         for kd in kernels {
             let mut kp = kd.program.clone();
+            // The one-kernel version of an intra-block program is compiled only when it
+            // may run.
+            if !self.intra_kernel {
+                kp.intra = None;
+            }
             for k in &mut kp.kernels {
                 k.name = c_name(&format!("{}_{}", kd.name, k.name));
             }

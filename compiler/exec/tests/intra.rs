@@ -153,3 +153,103 @@ fn the_cuda_generator_adds_the_one_kernel_version_last() {
         "the local scan result is not written to device memory:\n{src}"
     );
 }
+
+#[cfg(feature = "cuda")]
+#[path = "../examples/intra_emulate.rs"]
+#[allow(dead_code)]
+mod emulator;
+
+/// Why the emulated kernels cannot run here (no g++ with C++20 threads), if so.
+#[cfg(feature = "cuda")]
+fn no_emulator() -> Option<String> {
+    let dir = std::env::temp_dir().join(format!("intra-probe-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).ok()?;
+    let cpp = dir.join("probe.cpp");
+    std::fs::write(
+        &cpp,
+        "#include <barrier>\n#include <thread>\nint main() { std::barrier<> b(1); b.arrive_and_wait(); }\n",
+    )
+    .ok()?;
+    let out = std::process::Command::new("g++")
+        .args(["-std=c++20", "-pthread"])
+        .arg(&cpp)
+        .arg("-o")
+        .arg(dir.join("probe"))
+        .output();
+    let _ = std::fs::remove_dir_all(&dir);
+    match out {
+        Ok(o) if o.status.success() => None,
+        Ok(o) => Some(format!(
+            "g++ cannot build C++20 threads: {}",
+            String::from_utf8_lossy(&o.stderr)
+                .lines()
+                .next()
+                .unwrap_or("")
+        )),
+        Err(e) => Some(format!("no g++: {e}")),
+    }
+}
+
+/// A `[rows][cols]` array literal of `ty` whose elements `f` gives.
+#[cfg(feature = "cuda")]
+fn array(rows: usize, cols: usize, ty: &str, f: impl Fn(usize) -> String) -> String {
+    let rows: Vec<String> = (0..rows)
+        .map(|r| {
+            let xs: Vec<String> = (0..cols)
+                .map(|c| format!("{}{ty}", f(r * cols + c)))
+                .collect();
+            format!("[{}]", xs.join(", "))
+        })
+        .collect();
+    format!("[{}]", rows.join(", "))
+}
+
+#[cfg(feature = "cuda")]
+#[test]
+fn the_one_kernel_version_computes_what_the_kernels_do() {
+    if let Some(why) = no_emulator() {
+        eprintln!("skipped: {why}");
+        return;
+    }
+    let ints = array(7, 100, "i32", |i| {
+        format!("{}", (i * 7919 % 2001) as i64 - 1000)
+    });
+    let floats = array(3, 130, "f32", |i| {
+        format!("{:.3}", 0.9 + (i * 37 % 200) as f64 / 1000.0)
+    });
+    for (entry, input) in [("scan_map", &ints), ("both", &floats)] {
+        let values = futhark_values::read_values(input.as_bytes()).expect("parses");
+        // 32 threads: 4 elements each, the last partial; 96: 2 each (three warps).
+        let r =
+            emulator::emulate("intra.fut", SRC, entry, values, &[32, 96], 3, 2).expect("compiles");
+        assert!(r.failed.is_none(), "{entry}: {:?}", r.failed);
+        assert!(r.compared > 0, "{entry}: nothing compared");
+        assert_eq!(r.mismatches, 0, "{entry}: worst relative error {}", r.worst);
+    }
+    // LocVolCalib's tridiagonal solves (rows of 40 and 70 points), when the corpus is here.
+    let lvc = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../../shared/benchmarks/finpar/LocVolCalib.fut");
+    let Ok(text) = std::fs::read_to_string(&lvc) else {
+        eprintln!("LocVolCalib skipped: {} not found", lvc.display());
+        return;
+    };
+    let values = futhark_values::read_values(b"3 40 70 4 0.03f32 5.0f32 0.2f32 0.6f32 0.5f32")
+        .expect("parses");
+    let r = emulator::emulate(
+        &lvc.to_string_lossy(),
+        &text,
+        "main",
+        values,
+        &[32, 64],
+        5,
+        1,
+    )
+    .expect("compiles");
+    assert!(r.failed.is_none(), "LocVolCalib: {:?}", r.failed);
+    assert_eq!(r.programs, 2);
+    assert_eq!(
+        r.mismatches, 0,
+        "LocVolCalib: worst relative error {}",
+        r.worst
+    );
+}

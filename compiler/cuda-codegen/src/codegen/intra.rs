@@ -95,8 +95,8 @@ pub fn gen_intra(prog: &KernelProgram, name: &str) -> Result<GeneratedKernel, Co
     let mut scratch = 0usize;
     for k in &prog.kernels {
         if let SegOp::Scan(s) = &k.op {
-            src.push_str(&operator_defs(prog, &k.name, &s.op, &s.neutral));
-            src.push_str(&block_xscan(&k.name));
+            src.push_str(&operator_defs(prog, &op_prefix(k), &s.op, &s.neutral));
+            src.push_str(&block_xscan(&op_prefix(k)));
             let tys: Vec<PrimType> = s.neutral.iter().map(|v| v.ty()).collect();
             scratch = scratch.max(32 * struct_layout(&tys).0);
         }
@@ -214,7 +214,7 @@ fn stage(
             let _ = writeln!(src, "      }}");
         }
         SegOp::Scan(s) => {
-            let kn = &k.name;
+            let kn = &op_prefix(k);
             let _ = writeln!(
                 src,
                 "      const i64 fut_c = (fut_m + blockDim.x - 1) / blockDim.x;\n      \
@@ -259,6 +259,13 @@ fn stage(
         _ => unreachable!("checked: maps and scans only"),
     }
     let _ = writeln!(src, "      __syncthreads();\n    }}");
+}
+
+/// The prefix of a stage's operator definitions: not the kernel's own name, which its
+/// separate version's module uses (the corpus test compiles a program's modules as one
+/// translation unit).
+fn op_prefix(k: &Kernel) -> String {
+    format!("{}_stage", k.name)
 }
 
 /// The exclusive scan of one value per thread of the block, in thread order (valid for any
