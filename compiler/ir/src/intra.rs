@@ -66,6 +66,11 @@ pub fn intra_violation(prog: &KernelProgram) -> Result<(), String> {
     if sizes.len() < 2 {
         return Err(format!("kernel `{}` has no rows", first.name));
     }
+    let outputs: Vec<&Name> = prog
+        .kernels
+        .iter()
+        .flat_map(|k| k.op.result_arrays())
+        .collect();
     let mut written: Vec<&Name> = Vec::new();
     for k in &prog.kernels {
         let space = k.op.space();
@@ -79,9 +84,17 @@ pub fn intra_violation(prog: &KernelProgram) -> Result<(), String> {
             return Err(format!("kernel `{}` writes arrays in its body", k.name));
         }
         for (a, idx) in reads(k.op.body()) {
-            if written.contains(&&a) && row_offset(space, &idx).is_none() {
+            if written.contains(&&a) {
+                if row_offset(space, &idx).is_none() {
+                    return Err(format!(
+                        "kernel `{}` reads `{a}` outside the point's row",
+                        k.name
+                    ));
+                }
+            } else if outputs.contains(&&a) {
+                // Written by this kernel or a later one: read before it is written.
                 return Err(format!(
-                    "kernel `{}` reads `{a}` outside the point's row",
+                    "kernel `{}` reads `{a}` before it is written",
                     k.name
                 ));
             }
@@ -97,22 +110,6 @@ pub fn intra_violation(prog: &KernelProgram) -> Result<(), String> {
                 return Err(format!("`{out}` is written twice"));
             }
             written.push(out);
-        }
-    }
-    // A read of an array a later kernel writes would see it before it is written.
-    for (i, k) in prog.kernels.iter().enumerate() {
-        let later: Vec<&Name> = prog.kernels[i..]
-            .iter()
-            .flat_map(|l| l.op.result_arrays())
-            .collect();
-        if let Some((a, _)) = reads(k.op.body())
-            .into_iter()
-            .find(|(a, _)| later.contains(&a))
-        {
-            return Err(format!(
-                "kernel `{}` reads `{a}` before it is written",
-                k.name
-            ));
         }
     }
     if let Some(intra) = &prog.intra

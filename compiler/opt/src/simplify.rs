@@ -32,7 +32,7 @@ pub fn simplify(mut prog: Program) -> Program {
 }
 
 /// Drops kernel programs that no launch refers to any more.
-fn prune_kernels(prog: &mut Program) {
+pub(crate) fn prune_kernels(prog: &mut Program) {
     if prog.kernels.is_empty() {
         return;
     }

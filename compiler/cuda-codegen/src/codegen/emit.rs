@@ -10,8 +10,8 @@ use std::collections::{HashMap, HashSet};
 use std::fmt::Write;
 
 use futhark_ir::{
-    BinOp, Body, CmpOp, Exp, Kernel, KernelProgram, Lambda, MathFn, Name, PrimType, PrimValue,
-    SegSpace, Size, Stm, UnOp,
+    ArrayDecl, BinOp, Body, CmpOp, Exp, Kernel, KernelProgram, Lambda, MathFn, Name, PrimType,
+    PrimValue, SegSpace, Size, Stm, UnOp,
 };
 
 /// The C type a value of `t` has in registers (`f16` computes in `float`).
@@ -827,9 +827,17 @@ pub fn kernel_params(prog: &KernelProgram, kernel: &Kernel) -> Vec<String> {
     kernel.op.body().walk(&mut |_| {}, &mut |a| {
         written.insert(a.clone());
     });
-    let mut params: Vec<String> = prog
-        .kernel_arrays(kernel)
-        .iter()
+    entry_params(prog.kernel_arrays(kernel), &written, prog.kernel_sizes())
+}
+
+/// An entry's C parameter list: the arrays (const unless in `written`), then the sizes.
+pub fn entry_params<'d>(
+    arrays: impl IntoIterator<Item = &'d ArrayDecl>,
+    written: &HashSet<Name>,
+    sizes: &[Name],
+) -> Vec<String> {
+    let mut params: Vec<String> = arrays
+        .into_iter()
         .map(|a| {
             let c = if written.contains(&a.name) {
                 ""
@@ -839,11 +847,7 @@ pub fn kernel_params(prog: &KernelProgram, kernel: &Kernel) -> Vec<String> {
             format!("{c}{}* __restrict__ a_{}", store_ty(a.elem), a.name)
         })
         .collect();
-    params.extend(
-        prog.kernel_sizes()
-            .iter()
-            .map(|s| format!("const i64 s_{s}")),
-    );
+    params.extend(sizes.iter().map(|s| format!("const i64 s_{s}")));
     params
 }
 

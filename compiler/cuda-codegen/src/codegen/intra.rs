@@ -21,8 +21,8 @@ use std::fmt::Write;
 use futhark_ir::{Kernel, KernelProgram, Name, PrimType, SegOp, Size};
 
 use super::emit::{
-    Emitter, make_acc, operator_defs, size_exp, size_product, store_conv, store_ty, struct_layout,
-    unflatten,
+    Emitter, entry_params, make_acc, operator_defs, size_exp, size_product, store_conv, store_ty,
+    struct_layout, unflatten,
 };
 use super::{CodegenError, GeneratedKernel, IntraPlan, LaunchPlan, open_entry, prelude};
 
@@ -77,19 +77,7 @@ pub fn gen_intra(prog: &KernelProgram, name: &str) -> Result<GeneratedKernel, Co
     prog.kernels.iter().for_each(|k| {
         written.extend(k.op.result_arrays().iter().cloned());
     });
-    let mut params: Vec<String> = prog
-        .arrays
-        .iter()
-        .map(|a| {
-            let c = if written.contains(&a.name) {
-                ""
-            } else {
-                "const "
-            };
-            format!("{c}{}* __restrict__ a_{}", store_ty(a.elem), a.name)
-        })
-        .collect();
-    params.extend(prog.sizes.iter().map(|s| format!("const i64 s_{s}")));
+    let params = entry_params(&prog.arrays, &written, &prog.sizes);
 
     let mut src = String::new();
     let mut scratch = 0usize;

@@ -38,32 +38,8 @@ pub fn fuse_intra(mut prog: Program) -> Program {
     }
     prog.kernels.extend(made);
     // Programs no launch names any more are dropped: the CUDA backend compiles every one.
-    let mut launched = HashSet::new();
-    for f in &prog.funs {
-        launched_in(&f.body, &mut launched);
-    }
-    prog.kernels.retain(|k| launched.contains(&k.name));
+    crate::simplify::prune_kernels(&mut prog);
     prog
-}
-
-fn launched_in(body: &Body, out: &mut HashSet<Name>) {
-    for s in &body.stms {
-        match &s.exp {
-            Exp::Launch(l) => {
-                out.insert(l.kernel.clone());
-            }
-            Exp::If {
-                then_body,
-                else_body,
-                ..
-            } => {
-                launched_in(then_body, out);
-                launched_in(else_body, out);
-            }
-            Exp::Loop { body, .. } => launched_in(body, out),
-            _ => {}
-        }
-    }
 }
 
 fn fuse_body(
