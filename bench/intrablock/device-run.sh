@@ -1,43 +1,58 @@
 #!/usr/bin/env bash
 # Issue 27 on one GPU, from the repository root with futhark-rs in .gpu/bin (gzipped) and the
-# benchmarks in .gpu/bench (LocVolCalib.fut, its data); results go to $OUT.
-#  1. Correctness: LocVolCalib's small, medium and large against their .out files with the
-#     intra-block kernels on; the micro-benchmarks' entries on the GPU against the CPU twin.
-#  2. LocVolCalib, intra-block kernels off (FUTHARK_INTRA=0: the kernels of the previous
-#     sessions) and on, interleaved twice, same binary.
-#  3. bench/intrablock/intra.fut: off, then on with q = 1, 2, 4, 8 (FUTHARK_INTRA_Q).
+# benchmarks in .gpu/bench (LocVolCalib.fut, its data); results go to $OUT. Each step runs
+# under `timeout` (a hung kernel must not eat the call). Parts (all by default):
+#  check  LocVolCalib's small, medium and large against their .out files with the one-kernel
+#         versions on; the micro-benchmarks' entries on the GPU against the CPU twin.
+#  lvc    LocVolCalib with intra-block programs off (FUTHARK_INTRA=0: the kernels of the
+#         previous sessions) and on, interleaved twice, same binary; a profile.
+#  micro  intra.fut (multi-stage rows) and soacs.fut (seed 002's one-SOAC rows, FUTHARK_INTRA=all):
+#         the ordinary kernels (FUTHARK_INTRA_KERNEL=0), then the one-kernel versions with the
+#         automatic q and q = 1, 2, 4, 8 (FUTHARK_INTRA_Q).
 set -uo pipefail
-export FUTHARK_INTRA_KERNEL=1  # the one-kernel version (off by default until checked here)
+parts="${*:-check lvc micro}"
+export FUTHARK_INTRA_KERNEL=1  # the one-kernel versions (off by default until checked here)
 bin=.gpu/bin
 for z in "$bin"/*.gz; do [[ -e $z ]] && gunzip -f "$z"; done
 chmod +x "$bin"/*
 f=$bin/futhark-rs
 out="${OUT:-/tmp/intra-out}"
 mkdir -p "$out"
-nvidia-smi --query-gpu=index,name,driver_version --format=csv,noheader | tee "$out/gpus.txt"
+nvidia-smi --query-gpu=index,name,driver_version --format=csv,noheader | tee -a "$out/gpus.txt"
 date -u | tee -a "$out/gpus.txt"
 lvc=.gpu/bench/LocVolCalib.fut
-echo "== correctness"
-$f test --mode cuda --gpus 1 --timeout 120 "$lvc" 2>&1 | tail -4 | tee "$out/lvc-test.txt"
-for e in scan_map big_add; do
-  for shape in "[1000][256]i32" "[300][1000]i32" "[7][4096]i32" "[5][3]i32" "[70][5000]i32"; do
-    $f dataset -g "$shape" --i32-bounds=-100000:100000 > /tmp/in.txt
-    $f run --backend cuda --gpus 1 -e $e bench/intrablock/intra.fut < /tmp/in.txt > /tmp/gpu.txt 2>&1
-    $f run --backend ir -e $e bench/intrablock/intra.fut < /tmp/in.txt > /tmp/cpu.txt 2>&1
-    if cmp -s /tmp/gpu.txt /tmp/cpu.txt; then echo "$e $shape: equal"; else echo "$e $shape: DIFFER"; head -c 300 /tmp/gpu.txt; fi
-  done
-done 2>&1 | tee "$out/micro-check.txt"
-echo "== LocVolCalib"
-for round in 1 2; do
-  for intra in 0 1; do
-    FUTHARK_INTRA=$intra $f bench --backend cuda --gpus 1 --runs 10 --json "$out/lvc-intra$intra-r$round.json" "$lvc" 2>&1 | tail -4 | sed "s/^/intra=$intra r$round: /"
-  done
-done | tee "$out/lvc-bench.txt"
-FUTHARK_INTRA=1 $f bench --backend cuda --gpus 1 --runs 3 --profile "$lvc" > "$out/lvc-profile.txt" 2>&1
-echo "== micro"
-{
-  FUTHARK_INTRA=0 $f bench --backend cuda --gpus 1 --runs 10 --json "$out/micro-off.json" bench/intrablock/intra.fut 2>&1 | sed "s/^/off: /"
-  for q in 1 2 4 8; do
-    FUTHARK_INTRA_Q=$q $f bench --backend cuda --gpus 1 --runs 10 --json "$out/micro-q$q.json" bench/intrablock/intra.fut 2>&1 | sed "s/^/q=$q: /"
-  done
-} | tee "$out/micro-bench.txt"
+if [[ $parts == *check* ]]; then
+  echo "== correctness"
+  $f test --mode cuda --gpus 1 --timeout 120 "$lvc" 2>&1 | tail -4 | tee "$out/lvc-test.txt"
+  for fe in intra.fut:scan_map intra.fut:big_add soacs.fut:row_map soacs.fut:row_reduce \
+            soacs.fut:row_scan soacs.fut:row_centre; do
+    file=bench/intrablock/${fe%%:*} e=${fe##*:}
+    for shape in "[1000][256]i32" "[300][1000]i32" "[7][4096]i32" "[5][3]i32" "[70][5000]i32" "[3][70000]i32"; do
+      $f dataset -g "$shape" --i32-bounds=-100000:100000 > /tmp/in.txt
+      FUTHARK_INTRA=all timeout 60 $f run --backend cuda --gpus 1 -e $e $file < /tmp/in.txt > /tmp/gpu.txt 2>&1
+      timeout 120 $f run --backend ir -e $e $file < /tmp/in.txt > /tmp/cpu.txt 2>&1
+      if cmp -s /tmp/gpu.txt /tmp/cpu.txt; then echo "$e $shape: equal"; else echo "$e $shape: DIFFER"; head -c 300 /tmp/gpu.txt; fi
+    done
+  done 2>&1 | tee "$out/micro-check.txt"
+fi
+if [[ $parts == *lvc* ]]; then
+  echo "== LocVolCalib"
+  for round in 1 2; do
+    for intra in 0 1; do
+      FUTHARK_INTRA=$intra timeout 120 $f bench --backend cuda --gpus 1 --runs 10 --json "$out/lvc-intra$intra-r$round.json" "$lvc" 2>&1 | tail -4 | sed "s/^/intra=$intra r$round: /"
+    done
+  done | tee "$out/lvc-bench.txt"
+  FUTHARK_INTRA=1 timeout 90 $f bench --backend cuda --gpus 1 --runs 3 --profile "$lvc" > "$out/lvc-profile.txt" 2>&1
+fi
+if [[ $parts == *micro* ]]; then
+  echo "== micro"
+  for prog in intra soacs; do
+    p=bench/intrablock/$prog.fut
+    export FUTHARK_INTRA=all
+    FUTHARK_INTRA_KERNEL=0 timeout 120 $f bench --backend cuda --gpus 1 --runs 10 --json "$out/$prog-sep.json" $p 2>&1 | grep -v '^bench:' | sed "s/^/sep: /"
+    timeout 120 $f bench --backend cuda --gpus 1 --runs 10 --json "$out/$prog-auto.json" $p 2>&1 | grep -v '^bench:' | sed "s/^/auto: /"
+    for q in 1 2 4 8; do
+      FUTHARK_INTRA_Q=$q timeout 120 $f bench --backend cuda --gpus 1 --runs 10 --json "$out/$prog-q$q.json" $p 2>&1 | grep -v '^bench:' | sed "s/^/q=$q: /"
+    done
+  done | tee "$out/micro-bench.txt"
+fi

@@ -5,11 +5,12 @@
 //! what it wrote to device memory with what the CPU executor's kernels wrote.
 //!
 //!     cargo run --release -p futhark-exec --example intra_emulate -- FILE.fut ENTRY INPUT \
-//!         [--blocks 32,64,256] [--grid 5] [--checks 4]
+//!         [--blocks 32,64,256] [--grid 5] [--checks 4] [--intra all]
 //!
 //! INPUT is a data file (text format). Each intra-block program is checked at its first
 //! `--checks` launches, with each block size, on a grid of `--grid` blocks (fewer blocks than
-//! rows, so the loop over rows is exercised). Integers must be equal; floats within a
+//! rows, so the loop over rows is exercised); `--intra all` also makes lone kernels over rows
+//! intra-block programs (`FUTHARK_INTRA=all`). Integers must be equal; floats within a
 //! relative 1e-3 (the kernel's scans combine in another order than the CPU's sequential
 //! ones). Exits non-zero on a mismatch or when nothing was checked.
 
@@ -336,19 +337,37 @@ pub struct Report {
     pub failed: Option<String>,
 }
 
+/// How [`emulate`] runs: each intra-block program at its first `checks` launches, with each
+/// of `blocks` threads a block on a grid of `grid` blocks; `intra` says which kernels
+/// `fuse-intra` marks.
+pub struct Setup {
+    pub blocks: Vec<u32>,
+    pub grid: u32,
+    pub checks: usize,
+    pub intra: futhark_options::IntraBlock,
+}
+
 /// Runs `entry` of the program `text` (named `file`) on `values` with every intra-block
-/// launch also emulated, at its first `checks` launches with each of `blocks` threads a block
-/// on a grid of `grid` blocks.
+/// launch also emulated as `setup` says.
 pub fn emulate(
     file: &str,
     text: &str,
     entry: &str,
     values: Vec<futhark_values::Value>,
-    blocks: &[u32],
-    grid: u32,
-    checks: usize,
+    setup: &Setup,
 ) -> std::result::Result<Report, String> {
+    let Setup {
+        blocks,
+        grid,
+        checks,
+        intra,
+    } = setup;
+    let (grid, checks) = (*grid, *checks);
     let mut db = Database::new();
+    db.set_compile_options(futhark_options::CompileOptions {
+        intra_block: *intra,
+        ..Default::default()
+    });
     let fid = db.set_file(file, text);
     let prog = futhark_db::compile(&db, fid, IrStage::Kernels)
         .map_err(|e| format!("does not compile: {:?}", e.diagnostics(&db, fid)))?;
@@ -396,7 +415,7 @@ fn main() {
     let [file, entry, input] = [0, 1, 2].map(|i| args.get(i).cloned().unwrap_or_default());
     if input.is_empty() {
         eprintln!(
-            "usage: intra_emulate FILE.fut ENTRY INPUT [--blocks 32,64] [--grid N] [--checks N]"
+            "usage: intra_emulate FILE.fut ENTRY INPUT [--blocks 32,64] [--grid N] [--checks N] [--intra all]"
         );
         std::process::exit(2);
     }
@@ -407,10 +426,19 @@ fn main() {
         .collect();
     let grid: u32 = flag("--grid").and_then(|g| g.parse().ok()).unwrap_or(5);
     let checks: usize = flag("--checks").and_then(|g| g.parse().ok()).unwrap_or(4);
+    let intra = flag("--intra")
+        .map(|v| futhark_options::IntraBlock::from_name(&v))
+        .unwrap_or_default();
     let text = std::fs::read_to_string(&file).expect("reads the program");
     let values = futhark_values::read_values(&std::fs::read(&input).expect("reads the input"))
         .expect("parses the input");
-    let r = match emulate(&file, &text, &entry, values, &blocks, grid, checks) {
+    let setup = Setup {
+        blocks,
+        grid,
+        checks,
+        intra,
+    };
+    let r = match emulate(&file, &text, &entry, values, &setup) {
         Ok(r) => r,
         Err(e) => {
             eprintln!("{e}");

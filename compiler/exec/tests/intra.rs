@@ -20,6 +20,15 @@ entry cross [n][m] (xss: [n][m]i32) : [n][m]i32 =
   let ss = map (scan (+) 0) xss
   in map (\\i -> map (\\j -> ss[(i + 1) % n, j] - ss[i, m - 1 - j]) (iota m)) (iota n)
 
+-- A reduction of each row, then a map that reads it: the sum is a per-row scalar.
+entry centre [n][m] (xss: [n][m]i32) : [n][m]i32 =
+  map (\\row -> let s = i32.sum row in map (\\x -> x * i32.i64 m - s) row) xss
+
+-- A lone reduction with an operator that does not commute (affine maps composed).
+entry compose [n][m] (ass: [n][m]i32) (bss: [n][m]i32) : ([n]i32, [n]i32) =
+  unzip (map2 (\\as bs -> reduce (\\(a, b) (c, d) -> (a * c, b * c + d)) (1, 0) (zip as bs))
+              ass bss)
+
 -- Both results are returned: nothing is local.
 entry both [n][m] (xss: [n][m]f32) : ([n][m]f32, [n][m]f32) =
   unzip (map (\\row -> let s = scan (*) 1 row
@@ -27,7 +36,15 @@ entry both [n][m] (xss: [n][m]f32) : ([n][m]f32, [n][m]f32) =
 ";
 
 fn kernel_programs(entry: &str) -> Vec<KernelDef> {
+    kernel_programs_with(entry, futhark_options::IntraBlock::Runs)
+}
+
+fn kernel_programs_with(entry: &str, intra: futhark_options::IntraBlock) -> Vec<KernelDef> {
     let mut db = Database::new();
+    db.set_compile_options(futhark_options::CompileOptions {
+        intra_block: intra,
+        ..Default::default()
+    });
     let file = db.set_file("intra.fut", SRC);
     let prog = futhark_db::compile(&db, file, IrStage::Kernels)
         .unwrap_or_else(|e| panic!("does not compile: {:?}", e.diagnostics(&db, file)));
@@ -144,6 +161,10 @@ fn the_cuda_generator_adds_the_one_kernel_version_last() {
     assert_eq!(plan.block(256, Some(4)), 64);
     assert_eq!(plan.block(256, Some(1)), 256);
     assert_eq!(plan.block(10, None), 32);
+    // The automatic choice: q = 4, but blocks of at least 64 threads for rows that long.
+    assert_eq!(plan.block(128, None), 64);
+    assert_eq!(plan.block(1024, None), 256);
+    assert_eq!(plan.block(8192, None), 1024);
     assert_eq!(plan.block(100_000, Some(1)), 1024);
     let src = gks[2].kernel_source();
     assert!(src.contains("__syncthreads"), "{src}");
@@ -190,6 +211,16 @@ fn no_emulator() -> Option<String> {
     }
 }
 
+#[cfg(feature = "cuda")]
+fn setup(blocks: &[u32], grid: u32, checks: usize) -> emulator::Setup {
+    emulator::Setup {
+        blocks: blocks.to_vec(),
+        grid,
+        checks,
+        intra: futhark_options::IntraBlock::Runs,
+    }
+}
+
 /// A `[rows][cols]` array literal of `ty` whose elements `f` gives.
 #[cfg(feature = "cuda")]
 fn array(rows: usize, cols: usize, ty: &str, f: impl Fn(usize) -> String) -> String {
@@ -220,8 +251,8 @@ fn the_one_kernel_version_computes_what_the_kernels_do() {
     for (entry, input) in [("scan_map", &ints), ("both", &floats)] {
         let values = futhark_values::read_values(input.as_bytes()).expect("parses");
         // 32 threads: 4 elements each, the last partial; 96: 2 each (three warps).
-        let r =
-            emulator::emulate("intra.fut", SRC, entry, values, &[32, 96], 3, 2).expect("compiles");
+        let r = emulator::emulate("intra.fut", SRC, entry, values, &setup(&[32, 96], 3, 2))
+            .expect("compiles");
         assert!(r.failed.is_none(), "{entry}: {:?}", r.failed);
         assert!(r.compared > 0, "{entry}: nothing compared");
         assert_eq!(r.mismatches, 0, "{entry}: worst relative error {}", r.worst);
@@ -240,9 +271,7 @@ fn the_one_kernel_version_computes_what_the_kernels_do() {
         &text,
         "main",
         values,
-        &[32, 64],
-        5,
-        1,
+        &setup(&[32, 64], 5, 1),
     )
     .expect("compiles");
     assert!(r.failed.is_none(), "LocVolCalib: {:?}", r.failed);
@@ -252,4 +281,87 @@ fn the_one_kernel_version_computes_what_the_kernels_do() {
         "LocVolCalib: worst relative error {}",
         r.worst
     );
+}
+
+#[test]
+fn a_row_sum_read_by_a_later_map_is_a_per_row_scalar() {
+    let ks = kernel_programs("centre");
+    let fused: Vec<_> = ks.iter().filter(|k| k.program.intra.is_some()).collect();
+    assert_eq!(
+        fused.len(),
+        1,
+        "{:#?}",
+        ks.iter().map(|k| &k.program).collect::<Vec<_>>()
+    );
+    let p = &fused[0].program;
+    assert!(
+        p.kernels
+            .iter()
+            .any(|k| matches!(k.op, futhark_ir::SegOp::Red(_))),
+        "{p:#?}"
+    );
+    futhark_ir::check_program(p).expect("the checker accepts it");
+    agree_values(
+        "centre",
+        SRC,
+        "centre",
+        "[[1i32, 2i32, 3i32], [4i32, 0i32, -1i32]]",
+        "[[-3i32, 0i32, 3i32], [9i32, -3i32, -6i32]]",
+    );
+}
+
+#[test]
+fn lone_kernels_over_rows_are_intra_block_only_when_asked() {
+    let runs = kernel_programs("compose");
+    assert!(runs.iter().all(|k| k.program.intra.is_none()));
+    let every = kernel_programs_with("compose", futhark_options::IntraBlock::Every);
+    let fused: Vec<_> = every.iter().filter(|k| k.program.intra.is_some()).collect();
+    assert_eq!(fused.len(), 1, "{every:#?}");
+    assert_eq!(fused[0].program.kernels.len(), 1);
+    futhark_ir::check_program(&fused[0].program).expect("the checker accepts it");
+}
+
+#[cfg(feature = "cuda")]
+#[test]
+fn reductions_as_stages_compute_what_the_kernels_do() {
+    if let Some(why) = no_emulator() {
+        eprintln!("skipped: {why}");
+        return;
+    }
+    let ints = |seed: usize| {
+        array(6, 150, "i32", move |i| {
+            format!("{}", ((i + seed) * 7919 % 2001) as i64 - 1000)
+        })
+    };
+    let small = |seed: usize| {
+        array(6, 150, "i32", move |i| {
+            format!("{}", ((i + seed) * 31 % 5) as i64 - 2)
+        })
+    };
+    let cases = [
+        ("centre", ints(0), futhark_options::IntraBlock::Runs),
+        (
+            "compose",
+            format!("{} {}", small(1), ints(2)),
+            futhark_options::IntraBlock::Every,
+        ),
+        ("scan_map", ints(3), futhark_options::IntraBlock::Every),
+    ];
+    for (entry, input, intra) in cases {
+        let values = futhark_values::read_values(input.as_bytes()).expect("parses");
+        // 32 threads: 5 elements each; 64: 3 each, the last threads idle; 256: most idle.
+        let setup = emulator::Setup {
+            blocks: vec![32, 64, 256],
+            grid: 4,
+            checks: 2,
+            intra,
+        };
+        let r = emulator::emulate("intra.fut", SRC, entry, values, &setup).expect("compiles");
+        assert!(r.failed.is_none(), "{entry}: {:?}", r.failed);
+        assert!(
+            r.programs > 0 && r.compared > 0,
+            "{entry}: nothing compared"
+        );
+        assert_eq!(r.mismatches, 0, "{entry}: worst relative error {}", r.worst);
+    }
 }

@@ -21,6 +21,16 @@ pub fn row_base(space: &SegSpace) -> Option<Exp> {
     Some(base.times(inner.1.to_exp()))
 }
 
+/// The flat index of the point's row itself (`(g0 * S1 + g1) * … + gk`): where a reduction
+/// over the row (a `segred` stage) leaves its result in an array of the rows' shape.
+pub fn row_index(space: &SegSpace) -> Option<Exp> {
+    let (_, rows) = space.dims.split_last()?;
+    let ((g0, _), rest) = rows.split_first()?;
+    Some(rest.iter().fold(Exp::var(g0), |acc, (g, s)| {
+        acc.times(s.to_exp()).plus(Exp::var(g))
+    }))
+}
+
 /// The offset in the point's row of a read at `idx`, when `idx` is `row_base + e` or the
 /// flat index.
 pub fn row_offset(space: &SegSpace, idx: &Exp) -> Option<Exp> {
@@ -72,19 +82,28 @@ pub fn intra_violation(prog: &KernelProgram) -> Result<(), String> {
         .flat_map(|k| k.op.result_arrays())
         .collect();
     let mut written: Vec<&Name> = Vec::new();
+    // Results of reductions over the row: one element per row, read at the row's index.
+    let mut per_row: Vec<&Name> = Vec::new();
     for k in &prog.kernels {
         let space = k.op.space();
         if !space.dims.iter().map(|d| &d.1).eq(sizes.iter().copied()) {
             return Err(format!("kernel `{}` has another space", k.name));
         }
-        if !matches!(k.op, SegOp::Map(_) | SegOp::Scan(_)) {
+        if !matches!(k.op, SegOp::Map(_) | SegOp::Scan(_) | SegOp::Red(_)) {
             return Err(format!("kernel `{}` is a {}", k.name, k.op.kind_name()));
         }
         if writes(k.op.body()) {
             return Err(format!("kernel `{}` writes arrays in its body", k.name));
         }
         for (a, idx) in reads(k.op.body()) {
-            if written.contains(&&a) {
+            if per_row.contains(&&a) {
+                if row_index(space).is_none_or(|r| r != idx) {
+                    return Err(format!(
+                        "kernel `{}` reads `{a}` outside the point's row",
+                        k.name
+                    ));
+                }
+            } else if written.contains(&&a) {
                 if row_offset(space, &idx).is_none() {
                     return Err(format!(
                         "kernel `{}` reads `{a}` outside the point's row",
@@ -99,10 +118,17 @@ pub fn intra_violation(prog: &KernelProgram) -> Result<(), String> {
                 ));
             }
         }
+        let is_red = matches!(k.op, SegOp::Red(_));
+        // A reduction's results have the rows' shape, the others' the whole space's.
+        let shape: &[&Size] = if is_red {
+            &sizes[..sizes.len() - 1]
+        } else {
+            &sizes
+        };
         for out in k.op.result_arrays() {
             let shape_ok = prog
                 .array(out)
-                .is_some_and(|d| d.shape.iter().eq(sizes.iter().copied()));
+                .is_some_and(|d| d.shape.iter().eq(shape.iter().copied()));
             if !shape_ok {
                 return Err(format!("`{out}` does not have the space's shape"));
             }
@@ -110,6 +136,9 @@ pub fn intra_violation(prog: &KernelProgram) -> Result<(), String> {
                 return Err(format!("`{out}` is written twice"));
             }
             written.push(out);
+            if is_red {
+                per_row.push(out);
+            }
         }
     }
     if let Some(intra) = &prog.intra

@@ -241,10 +241,11 @@ pub struct KernelProgram {
 /// shared memory.
 ///
 /// What makes that right, checked by [`crate::check_program`] and promised by the pass that
-/// sets it (`fuse-intra`): every kernel is a `segmap` or `segscan` over the same dimensions
-/// (at least two: rows, then the inner one); every array a kernel writes has the space's
-/// shape; and a kernel reads what an earlier kernel of the program wrote only in its own row
-/// (at an index whose row part is the point's own). Run one after another, as the CPU
+/// sets it (`fuse-intra`): every kernel is a `segmap`, `segscan` or `segred` over the same
+/// dimensions (at least two: rows, then the inner one); every array a kernel writes has the
+/// space's shape (a `segred`'s: the rows' shape, one result per row); and a kernel reads what
+/// an earlier kernel of the program wrote only in its own row (at an index whose row part is
+/// the point's own; a `segred`'s result at the row's index). Run one after another, as the CPU
 /// backend does, the kernels compute the same.
 #[derive(Clone, Debug, PartialEq, Default)]
 pub struct Intra {

@@ -40,9 +40,9 @@ use futhark_ir::soacs::{Program, check_program};
 pub use cse::cse;
 pub use distribute::distribute;
 pub use fusion::fuse;
-pub use futhark_options::{CompileOptions, Safety};
+pub use futhark_options::{CompileOptions, IntraBlock, Safety};
 pub use inline::inline;
-pub use kernels::intra::fuse_intra;
+pub use kernels::intra::{fuse_intra, fuse_intra_every};
 pub use kernels::promote::promote_loops;
 pub use kernels::promote_program_loops;
 pub use kernels::{extract_kernels, strip_checks};
@@ -96,8 +96,16 @@ pub fn pipeline_for(options: &CompileOptions) -> Vec<Pass> {
     if !options.promote_loops {
         passes.retain(|p| p.name != "promote-loops");
     }
-    if !options.intra_block {
-        passes.retain(|p| p.name != "fuse-intra");
+    match options.intra_block {
+        IntraBlock::Off => passes.retain(|p| p.name != "fuse-intra"),
+        IntraBlock::Runs => {}
+        IntraBlock::Every => {
+            for p in passes.iter_mut().filter(|p| p.name == "fuse-intra") {
+                p.reason =
+                    "every kernel over rows may run with a block per row (`FUTHARK_INTRA=all`)";
+                p.run = |p| Ok(fuse_intra_every(p));
+            }
+        }
     }
     if options.safety == Safety::Unchecked {
         passes.push(Pass {

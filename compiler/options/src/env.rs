@@ -5,7 +5,7 @@
 
 use std::path::PathBuf;
 
-use crate::types::{Options, SplitPolicy, TileTune};
+use crate::types::{IntraBlock, Options, SplitPolicy, TileTune};
 
 /// A variable set to a value it cannot take.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
@@ -44,7 +44,9 @@ pub(crate) fn from_vars(var: impl Fn(&str) -> Option<String>) -> (Options, Optio
     o.exec.two_way_peer_copies = is("FUTHARK_PEER_ORDER", &["both"]);
     o.exec.bare_device = var("FUTHARK_BARE_DEVICE").is_some();
     o.compile.promote_loops = !is("FUTHARK_PROMOTE_LOOPS", &["0"]);
-    o.compile.intra_block = !is("FUTHARK_INTRA", &["0"]);
+    o.compile.intra_block = var("FUTHARK_INTRA")
+        .map(|v| IntraBlock::from_name(&v))
+        .unwrap_or_default();
     let cuda = &mut o.exec.cuda;
     cuda.fmad = is("FUTHARK_FMAD", &["1", "true"]);
     cuda.warp_scan = !is("FUTHARK_WARP_SCAN", &["0"]);

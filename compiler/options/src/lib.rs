@@ -16,6 +16,6 @@ mod types;
 pub use env::{EnvError, from_env};
 pub use launch::{DEFAULT_TIMEOUT, Launch, LaunchError, launch_from_env, launch_from_vars};
 pub use types::{
-    CompileOptions, CudaOptions, ExecOptions, FaceOptions, HistOptions, Options, Safety,
-    SplitPolicy, TileTune,
+    CompileOptions, CudaOptions, ExecOptions, FaceOptions, HistOptions, IntraBlock, Options,
+    Safety, SplitPolicy, TileTune,
 };

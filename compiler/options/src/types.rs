@@ -53,9 +53,33 @@ pub struct CompileOptions {
     /// Loop promotion at the end of kernel extraction (`FUTHARK_PROMOTE_LOOPS=0` turns it
     /// off).
     pub promote_loops: bool,
-    /// Adjacent kernels over the same rows that pass arrays row by row are marked to run as
-    /// one intra-block kernel (`fuse-intra`; `FUTHARK_INTRA=0` turns it off).
-    pub intra_block: bool,
+    /// Which kernels over rows are marked to run as intra-block kernels (`fuse-intra`;
+    /// `FUTHARK_INTRA=0` turns it off, `FUTHARK_INTRA=all` takes lone kernels too).
+    pub intra_block: IntraBlock,
+}
+
+/// Which kernels `fuse-intra` marks as intra-block programs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+pub enum IntraBlock {
+    /// None: every kernel runs on its own.
+    Off,
+    /// Runs of two or more adjacent kernels over the same rows that pass arrays row by row.
+    #[default]
+    Runs,
+    /// Those runs, and every lone `segmap`/`segscan`/`segred` over rows (seed 002's
+    /// micro-benchmarks: one SOAC per row as a block per row).
+    Every,
+}
+
+impl IntraBlock {
+    /// `0`/`off`, `all`/`every`, or anything else for the default.
+    pub fn from_name(v: &str) -> IntraBlock {
+        match v.trim() {
+            "0" | "off" | "false" => IntraBlock::Off,
+            "all" | "every" => IntraBlock::Every,
+            _ => IntraBlock::Runs,
+        }
+    }
 }
 
 impl Default for CompileOptions {
@@ -63,7 +87,7 @@ impl Default for CompileOptions {
         CompileOptions {
             safety: Safety::Checked,
             promote_loops: true,
-            intra_block: true,
+            intra_block: IntraBlock::Runs,
         }
     }
 }

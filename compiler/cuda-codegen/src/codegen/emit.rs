@@ -406,10 +406,16 @@ impl<'a> Emitter<'a> {
                 }
                 if let (Some(rows), Some(space)) = (&self.rows, &self.space)
                     && let Some(buf) = rows.get(arr)
-                    && let Some(off) = futhark_ir::intra::row_offset(space, idx)
                 {
-                    let (o, _) = self.exp(&off);
-                    return (load_conv(elem, &format!("{buf}[{o}]")), elem);
+                    if let Some(off) = futhark_ir::intra::row_offset(space, idx) {
+                        let (o, _) = self.exp(&off);
+                        return (load_conv(elem, &format!("{buf}[{o}]")), elem);
+                    }
+                    // A reduction's result for the point's row (`intra_violation` allows
+                    // no other read of it).
+                    if futhark_ir::intra::row_index(space).as_ref() == Some(idx) {
+                        return (load_conv(elem, &format!("{buf}[0]")), elem);
+                    }
                 }
                 let (i, _) = self.exp(idx);
                 (load_conv(elem, &format!("a_{arr}[{i}]")), elem)

@@ -8,7 +8,10 @@
 //! them in registers order into the row buffer, the block scans the threads' totals (warp
 //! shuffles, then the warps' totals), and each thread combines its exclusive prefix into its
 //! elements. Every array a stage writes that a later stage reads lives in shared memory for
-//! the row (`m` elements each), so those reads never touch device memory; arrays
+//! the row (`m` elements each), so those reads never touch device memory; a `segred` stage
+//! reduces the row the same way (strided when its operator commutes), the block's last
+//! thread writing the row's result (to a per-row scalar in shared memory when a later stage
+//! reads it); arrays
 //! [`futhark_ir::Intra::locals`] are not written to device memory at all.
 //!
 //! The launch (`runtime/launch.rs`) picks `B` from the row length and the sequentialisation
@@ -28,6 +31,8 @@ use super::{CodegenError, GeneratedKernel, IntraPlan, LaunchPlan, open_entry, pr
 
 /// The most threads an intra-block kernel's block has.
 pub const INTRA_MAX_BLOCK: u32 = 1024;
+/// The fewest threads the automatic choice of `q` leaves a block with (rows that long).
+pub const INTRA_MIN_BLOCK: u32 = 64;
 
 /// Generates the intra-block kernel of a program marked [`futhark_ir::Intra`].
 pub fn gen_intra(prog: &KernelProgram, name: &str) -> Result<GeneratedKernel, CodegenError> {
@@ -57,12 +62,18 @@ pub fn gen_intra(prog: &KernelProgram, name: &str) -> Result<GeneratedKernel, Co
             &mut |_| {},
         );
     }
+    // Per-row scalars: a reduction's results that a later stage reads.
     let mut bufs: Vec<(Name, PrimType)> = Vec::new();
+    let mut scalars: Vec<(Name, PrimType)> = Vec::new();
     for k in &prog.kernels {
         for o in k.op.result_arrays() {
-            if read_later.contains(o) || matches!(k.op, SegOp::Scan(_)) {
-                let elem = prog.array(o).map(|a| a.elem).unwrap_or(PrimType::I8);
-                bufs.push((o.clone(), elem));
+            let elem = prog.array(o).map(|a| a.elem).unwrap_or(PrimType::I8);
+            match k.op {
+                SegOp::Red(_) if read_later.contains(o) => scalars.push((o.clone(), elem)),
+                SegOp::Red(_) => {}
+                SegOp::Scan(_) => bufs.push((o.clone(), elem)),
+                _ if read_later.contains(o) => bufs.push((o.clone(), elem)),
+                _ => {}
             }
         }
     }
@@ -70,6 +81,12 @@ pub fn gen_intra(prog: &KernelProgram, name: &str) -> Result<GeneratedKernel, Co
         .iter()
         .enumerate()
         .map(|(i, (a, _))| (a.clone(), format!("fut_row{i}")))
+        .chain(
+            scalars
+                .iter()
+                .enumerate()
+                .map(|(i, (a, _))| (a.clone(), format!("fut_rs{i}"))),
+        )
         .collect();
     let locals: HashSet<&Name> = intra.locals.iter().collect();
 
@@ -82,13 +99,18 @@ pub fn gen_intra(prog: &KernelProgram, name: &str) -> Result<GeneratedKernel, Co
     let mut src = String::new();
     let mut scratch = 0usize;
     for k in &prog.kernels {
-        if let SegOp::Scan(s) = &k.op {
-            src.push_str(&operator_defs(prog, &op_prefix(k), &s.op, &s.neutral));
-            src.push_str(&block_xscan(&op_prefix(k)));
-            let tys: Vec<PrimType> = s.neutral.iter().map(|v| v.ty()).collect();
-            scratch = scratch.max(32 * struct_layout(&tys).0);
-        }
+        let (op, neutral) = match &k.op {
+            SegOp::Scan(s) => (&s.op, &s.neutral),
+            SegOp::Red(r) => (&r.op, &r.neutral),
+            _ => continue,
+        };
+        src.push_str(&operator_defs(prog, &op_prefix(k), op, neutral));
+        src.push_str(&block_xscan(&op_prefix(k)));
+        let tys: Vec<PrimType> = neutral.iter().map(|v| v.ty()).collect();
+        scratch = scratch.max(32 * struct_layout(&tys).0);
     }
+    // The per-row scalars sit before the scans' scratch, 16 bytes each.
+    scratch += 16 * scalars.len();
     let entry = format!("{name}_intra");
     open_entry(
         &mut src,
@@ -109,6 +131,10 @@ pub fn gen_intra(prog: &KernelProgram, name: &str) -> Result<GeneratedKernel, Co
             src,
             "  {t}* fut_row{i} = ({t}*)fut_p; fut_p += (fut_m * sizeof({t}) + 15) & ~(i64)15;"
         );
+    }
+    for (i, (_, elem)) in scalars.iter().enumerate() {
+        let t = store_ty(*elem);
+        let _ = writeln!(src, "  {t}* fut_rs{i} = ({t}*)fut_p; fut_p += 16;");
     }
     let _ = writeln!(src, "  unsigned char* fut_scratch = fut_p;");
     let _ = writeln!(
@@ -244,7 +270,50 @@ fn stage(
             }
             let _ = writeln!(src, "      }}");
         }
-        _ => unreachable!("checked: maps and scans only"),
+        SegOp::Red(r) => {
+            let kn = &op_prefix(k);
+            let commutative =
+                r.commutative || r.op.as_binop().is_some_and(|(op, _)| op.is_commutative());
+            let _ = writeln!(src, "      {kn}_acc fut_acc = {kn}_ne();");
+            if commutative {
+                // Any order will do: threads stride over the row (coalesced reads).
+                let _ = writeln!(
+                    src,
+                    "      for (i64 fut_j = threadIdx.x; fut_j < fut_m; fut_j += blockDim.x) {{"
+                );
+            } else {
+                // Each thread's consecutive chunk, combined in thread order.
+                let _ = writeln!(
+                    src,
+                    "      const i64 fut_c = (fut_m + blockDim.x - 1) / blockDim.x;\n      \
+                     const i64 fut_lo = fut_min(fut_m, (i64)threadIdx.x * fut_c), fut_hi = fut_min(fut_m, fut_lo + fut_c);\n      \
+                     for (i64 fut_j = fut_lo; fut_j < fut_hi; fut_j++) {{"
+                );
+            }
+            src.push_str(&indices("fut_j", "        "));
+            let res = em.body(src, &r.body, 4);
+            src.push_str(&make_acc(kn, "fut_v", &res, "        "));
+            let _ = writeln!(src, "        fut_acc = {kn}_op(fut_acc, fut_v);\n      }}");
+            // The last thread's inclusive prefix is the row's total.
+            let _ = writeln!(
+                src,
+                "      const {kn}_acc fut_pre = {kn}_block_xscan(fut_acc, ({kn}_acc*)fut_scratch);\n      \
+                 if (threadIdx.x == blockDim.x - 1) {{\n        \
+                 fut_acc = {kn}_op(fut_pre, fut_acc);"
+            );
+            for (i, o) in r.outputs.iter().enumerate() {
+                let elem = prog.array(o).map(|a| a.elem).unwrap_or(PrimType::I8);
+                let v = store_conv(elem, &format!("fut_acc.c{i}"));
+                if let Some(b) = bufs.get(o) {
+                    let _ = writeln!(src, "        {b}[0] = {v};");
+                }
+                if !locals.contains(o) {
+                    let _ = writeln!(src, "        a_{o}[fut_row] = {v};");
+                }
+            }
+            let _ = writeln!(src, "      }}");
+        }
+        _ => unreachable!("checked: maps, scans and reductions only"),
     }
     let _ = writeln!(src, "      __syncthreads();\n    }}");
 }

@@ -22,7 +22,18 @@ use futhark_ir::soacs::{
 use futhark_ir::{ArrayDecl, Intra, KernelProgram, Name, SegOp};
 
 /// Fuses runs of launches in every function of `prog`.
-pub fn fuse_intra(mut prog: Program) -> Program {
+pub fn fuse_intra(prog: Program) -> Program {
+    fuse(prog, 2)
+}
+
+/// [`fuse_intra`], and every lone launch that may run as an intra-block kernel becomes an
+/// intra-block program of its own (`IntraBlock::Every`).
+pub fn fuse_intra_every(prog: Program) -> Program {
+    fuse(prog, 1)
+}
+
+/// Runs of at least `min_run` launches become intra-block programs.
+fn fuse(mut prog: Program, min_run: usize) -> Program {
     let defs: HashMap<Name, KernelDef> = prog
         .kernels
         .iter()
@@ -31,7 +42,7 @@ pub fn fuse_intra(mut prog: Program) -> Program {
     let mut made: Vec<KernelDef> = Vec::new();
     let mut taken: HashSet<Name> = prog.kernels.iter().map(|k| k.name.clone()).collect();
     for f in &mut prog.funs {
-        fuse_body(&mut f.body, &defs, &mut made, &mut taken);
+        fuse_body(&mut f.body, &defs, &mut made, &mut taken, min_run);
     }
     if made.is_empty() {
         return prog;
@@ -47,9 +58,12 @@ fn fuse_body(
     defs: &HashMap<Name, KernelDef>,
     made: &mut Vec<KernelDef>,
     taken: &mut HashSet<Name>,
+    min_run: usize,
 ) {
     for s in &mut body.stms {
-        crate::util::inner_bodies_mut(&mut s.exp, &mut |b| fuse_body(b, defs, made, taken));
+        crate::util::inner_bodies_mut(&mut s.exp, &mut |b| {
+            fuse_body(b, defs, made, taken, min_run)
+        });
     }
     let stms = std::mem::take(&mut body.stms);
     let mut out: Vec<Stm> = Vec::with_capacity(stms.len());
@@ -67,7 +81,7 @@ fn fuse_body(
         {
             j += 1;
         }
-        if run.members.len() < 2 {
+        if run.members.len() < min_run {
             out.push(stms[i].clone());
             i += 1;
             continue;
@@ -109,7 +123,7 @@ impl Member {
             return None;
         };
         let ok = p.intra.is_none()
-            && matches!(k.op, SegOp::Map(_) | SegOp::Scan(_))
+            && matches!(k.op, SegOp::Map(_) | SegOp::Scan(_) | SegOp::Red(_))
             && k.op.space().dims.len() >= 2
             && stm.pat.ctx.is_empty()
             && l.args.len() == p.arrays.len()
