@@ -42,7 +42,10 @@ if [[ $parts == *lvc* ]]; then
       FUTHARK_INTRA=$intra timeout 120 $f bench --backend cuda --gpus 1 --runs 10 --json "$out/lvc-intra$intra-r$round.json" "$lvc" 2>&1 | tail -4 | sed "s/^/intra=$intra r$round: /"
     done
   done | tee "$out/lvc-bench.txt"
-  FUTHARK_INTRA=1 timeout 90 $f bench --backend cuda --gpus 1 --runs 3 --profile "$lvc" > "$out/lvc-profile.txt" 2>&1
+  for intra in 0 1; do
+    FUTHARK_INTRA=$intra timeout 90 $f bench --backend cuda --gpus 1 --runs 3 --profile -e main \
+      --input .gpu/bench/LocVolCalib-data/large.in "$lvc" > "$out/lvc-profile-intra$intra.txt" 2>&1
+  done
 fi
 if [[ $parts == *micro* ]]; then
   echo "== micro"

@@ -3,20 +3,23 @@
 //!
 //! Each block takes rows in turn (a grid-stride loop over rows). For each row, the stages
 //! run in order with a barrier after each: a `segmap` stage has its threads stride over the
-//! row's inner index (coalesced global accesses); a `segscan` stage is sequentialised as the
-//! seed describes: thread `t` owns the `c = ⌈m / B⌉` consecutive elements from `t·c`, scans
-//! them in registers order into the row buffer, the block scans the threads' totals (warp
-//! shuffles, then the warps' totals), and each thread combines its exclusive prefix into its
-//! elements. Every array a stage writes that a later stage reads lives in shared memory for
-//! the row (`m` elements each), so those reads never touch device memory; a `segred` stage
-//! reduces the row the same way (strided when its operator commutes), the block's last
-//! thread writing the row's result (to a per-row scalar in shared memory when a later stage
-//! reads it); arrays
-//! [`futhark_ir::Intra::locals`] are not written to device memory at all.
+//! row's inner index (coalesced global accesses, unrolled so that each thread has several
+//! loads in flight). A `segscan` stage is sequentialised as the seed describes: its map part
+//! runs strided like a map, into the row buffer in shared memory; then thread `t` scans the
+//! `c = ⌈m / B⌉` consecutive elements from `t·c` in that buffer, the block scans the threads'
+//! totals (warp shuffles, then the warps' totals), and each thread combines its exclusive
+//! prefix into its elements; the results leave for device memory strided again (coalesced
+//! writes). A `segred` stage reduces the row in registers (strided when its operator
+//! commutes, else each thread its consecutive chunk), the block scan combines the threads'
+//! values in order and the last thread writes the row's result (also to a per-row scalar in
+//! shared memory when a later stage reads it). Every array a stage writes that a later stage
+//! reads lives in shared memory for the row (`m` elements each), so those reads never touch
+//! device memory; arrays [`futhark_ir::Intra::locals`] are not written to device memory at
+//! all.
 //!
 //! The launch (`runtime/launch.rs`) picks `B` from the row length and the sequentialisation
-//! factor `q` (`B = m / q` rounded up to a warp, at most 256), and the executor falls back
-//! to the program's separate kernels when the row buffers would not fit in shared memory.
+//! factor `q` ([`super::IntraPlan::block`]), and the executor falls back to the program's
+//! separate kernels when the row buffers would not fit in shared memory.
 
 use std::collections::{HashMap, HashSet};
 use std::fmt::Write;
@@ -216,9 +219,11 @@ fn stage(
     };
     match &k.op {
         SegOp::Map(m) => {
+            // Unrolled so that a thread has several loads in flight.
             let _ = writeln!(
                 src,
-                "      for (i64 fut_j = threadIdx.x; fut_j < fut_m; fut_j += blockDim.x) {{"
+                "      #pragma unroll 4\n      \
+                 for (i64 fut_j = threadIdx.x; fut_j < fut_m; fut_j += blockDim.x) {{"
             );
             src.push_str(&indices("fut_j", "        "));
             let res = em.body(src, &m.body, 4);
@@ -229,6 +234,40 @@ fn stage(
         }
         SegOp::Scan(s) => {
             let kn = &op_prefix(k);
+            let elem = |o: &Name| prog.array(o).map(|a| a.elem).unwrap_or(PrimType::I8);
+            // 1. The map part, threads striding over the row (coalesced reads): each
+            //    element's value into the row buffers.
+            let _ = writeln!(
+                src,
+                "      #pragma unroll 4\n      \
+                 for (i64 fut_j = threadIdx.x; fut_j < fut_m; fut_j += blockDim.x) {{"
+            );
+            src.push_str(&indices("fut_j", "        "));
+            let res = em.body(src, &s.body, 4);
+            for (o, r) in s.outputs.iter().zip(&res) {
+                let _ = writeln!(
+                    src,
+                    "        {}[fut_j] = {};",
+                    bufs[o],
+                    store_conv(elem(o), r)
+                );
+            }
+            let _ = writeln!(src, "      }}\n      __syncthreads();");
+            // 2. Each thread scans its chunk of consecutive elements in shared memory, the
+            //    block scans the chunks' totals, each thread adds its prefix.
+            let load = |src: &mut String, var: &str| {
+                let _ = writeln!(src, "        {kn}_acc {var};");
+                for (i, o) in s.outputs.iter().enumerate() {
+                    let v = super::emit::load_conv(elem(o), &format!("{}[fut_j]", bufs[o]));
+                    let _ = writeln!(src, "        {var}.c{i} = {v};");
+                }
+            };
+            let put = |src: &mut String, var: &str| {
+                for (i, o) in s.outputs.iter().enumerate() {
+                    let v = store_conv(elem(o), &format!("{var}.c{i}"));
+                    let _ = writeln!(src, "        {}[fut_j] = {v};", bufs[o]);
+                }
+            };
             let _ = writeln!(
                 src,
                 "      const i64 fut_c = (fut_m + blockDim.x - 1) / blockDim.x;\n      \
@@ -236,39 +275,37 @@ fn stage(
                  {kn}_acc fut_acc = {kn}_ne();\n      \
                  for (i64 fut_j = fut_lo; fut_j < fut_hi; fut_j++) {{"
             );
-            src.push_str(&indices("fut_j", "        "));
-            let res = em.body(src, &s.body, 4);
-            src.push_str(&make_acc(kn, "fut_v", &res, "        "));
+            load(src, "fut_v");
             let _ = writeln!(src, "        fut_acc = {kn}_op(fut_acc, fut_v);");
-            for (i, o) in s.outputs.iter().enumerate() {
-                let elem = prog.array(o).map(|a| a.elem).unwrap_or(PrimType::I8);
-                let _ = writeln!(
-                    src,
-                    "        {}[fut_j] = {};",
-                    bufs[o],
-                    store_conv(elem, &format!("fut_acc.c{i}"))
-                );
-            }
-            let _ = writeln!(src, "      }}");
+            put(src, "fut_acc");
             let _ = writeln!(
                 src,
-                "      const {kn}_acc fut_pre = {kn}_block_xscan(fut_acc, ({kn}_acc*)fut_scratch);\n      \
-                 for (i64 fut_j = fut_lo; fut_j < fut_hi; fut_j++) {{\n        \
-                 {kn}_acc fut_x;"
+                "      }}\n      \
+                 const {kn}_acc fut_pre = {kn}_block_xscan(fut_acc, ({kn}_acc*)fut_scratch);\n      \
+                 for (i64 fut_j = fut_lo; fut_j < fut_hi; fut_j++) {{"
             );
-            for (i, o) in s.outputs.iter().enumerate() {
-                let elem = prog.array(o).map(|a| a.elem).unwrap_or(PrimType::I8);
+            load(src, "fut_x");
+            let _ = writeln!(src, "        fut_x = {kn}_op(fut_pre, fut_x);");
+            put(src, "fut_x");
+            let _ = writeln!(src, "      }}");
+            // 3. What leaves the program goes to device memory, threads striding again
+            //    (coalesced writes).
+            let out: Vec<&Name> = s.outputs.iter().filter(|o| !locals.contains(o)).collect();
+            if !out.is_empty() {
                 let _ = writeln!(
                     src,
-                    "        fut_x.c{i} = {};",
-                    super::emit::load_conv(elem, &format!("{}[fut_j]", bufs[o]))
+                    "      __syncthreads();\n      #pragma unroll 4\n      \
+                     for (i64 fut_j = threadIdx.x; fut_j < fut_m; fut_j += blockDim.x) {{"
                 );
+                for o in out {
+                    let _ = writeln!(
+                        src,
+                        "        a_{o}[fut_row * fut_m + fut_j] = {}[fut_j];",
+                        bufs[o]
+                    );
+                }
+                let _ = writeln!(src, "      }}");
             }
-            let _ = writeln!(src, "        fut_x = {kn}_op(fut_pre, fut_x);");
-            for (i, o) in s.outputs.iter().enumerate() {
-                store(o, &format!("fut_x.c{i}"), "fut_j", "        ", src);
-            }
-            let _ = writeln!(src, "      }}");
         }
         SegOp::Red(r) => {
             let kn = &op_prefix(k);
@@ -279,7 +316,8 @@ fn stage(
                 // Any order will do: threads stride over the row (coalesced reads).
                 let _ = writeln!(
                     src,
-                    "      for (i64 fut_j = threadIdx.x; fut_j < fut_m; fut_j += blockDim.x) {{"
+                    "      #pragma unroll 4\n      \
+                     for (i64 fut_j = threadIdx.x; fut_j < fut_m; fut_j += blockDim.x) {{"
                 );
             } else {
                 // Each thread's consecutive chunk, combined in thread order.
