@@ -6,12 +6,14 @@
 #         versions on; the micro-benchmarks' entries on the GPU against the CPU twin.
 #  lvc    LocVolCalib with intra-block programs off (FUTHARK_INTRA=0: the kernels of the
 #         previous sessions) and on, interleaved twice, same binary; a profile.
+#  corpus the corpus programs that have intra-block programs (.gpu/intra-list.txt, paths
+#         in .gpu/corpus): `test --mode cuda` with the one-kernel versions off, then on.
 #  micro  intra.fut (multi-stage rows) and soacs.fut (seed 002's one-SOAC rows, FUTHARK_INTRA=all):
 #         the ordinary kernels (FUTHARK_INTRA_KERNEL=0), then the one-kernel versions with the
 #         automatic q and q = 1, 2, 4, 8 (FUTHARK_INTRA_Q).
 set -uo pipefail
 parts="${*:-check lvc micro}"
-export FUTHARK_INTRA_KERNEL=1  # the one-kernel versions (off by default until checked here)
+export FUTHARK_INTRA_KERNEL=1  # the one-kernel versions (the default since session 22)
 bin=.gpu/bin
 for z in "$bin"/*.gz; do [[ -e $z ]] && gunzip -f "$z"; done
 chmod +x "$bin"/*
@@ -58,4 +60,11 @@ if [[ $parts == *micro* ]]; then
       FUTHARK_INTRA_Q=$q timeout 120 $f bench --backend cuda --gpus 1 --runs 10 --json "$out/$prog-q$q.json" $p 2>&1 | grep -v '^bench:' | sed "s/^/q=$q: /"
     done
   done | tee "$out/micro-bench.txt"
+fi
+if [[ $parts == *corpus* ]]; then
+  echo "== corpus"
+  (cd .gpu/corpus && for k in 0 1; do
+    FUTHARK_INTRA_KERNEL=$k timeout 280 ../bin/futhark-rs test --mode cuda --gpus 1 --timeout 60 -j 8 \
+      --json "$out/corpus-kernel$k.json" $(cat ../intra-list.txt) 2>&1 | tail -3 | sed "s/^/kernel=$k: /"
+  done) | tee "$out/corpus.txt"
 fi

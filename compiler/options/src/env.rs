@@ -50,7 +50,7 @@ pub(crate) fn from_vars(var: impl Fn(&str) -> Option<String>) -> (Options, Optio
     let cuda = &mut o.exec.cuda;
     cuda.fmad = is("FUTHARK_FMAD", &["1", "true"]);
     cuda.warp_scan = !is("FUTHARK_WARP_SCAN", &["0"]);
-    cuda.intra_kernel = is("FUTHARK_INTRA_KERNEL", &["1", "on", "true"]);
+    cuda.intra_kernel = !is("FUTHARK_INTRA_KERNEL", &["0", "off", "false"]);
     cuda.intra_seq = var("FUTHARK_INTRA_Q")
         .and_then(|v| v.trim().parse::<u32>().ok())
         .filter(|&q| (1..=64).contains(&q));

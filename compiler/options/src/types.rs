@@ -105,8 +105,9 @@ pub struct CudaOptions {
     /// the generator's choice).
     pub intra_seq: Option<u32>,
     /// Run an intra-block program (`fuse-intra`) as its one generated kernel, a block per
-    /// row, where its rows fit in shared memory (`FUTHARK_INTRA_KERNEL=1`). Off until that
-    /// kernel has been checked on a GPU: the program's kernels then run one after another.
+    /// row, where its rows fit in shared memory (`FUTHARK_INTRA_KERNEL=0` turns it off: the
+    /// program's kernels then run one after another). Checked on an H100 in session 22
+    /// (`bench/results/intrablock.md`).
     pub intra_kernel: bool,
     /// Programmatic dependent launch on sm_90+ (`FUTHARK_PDL=0` turns it off).
     pub pdl: bool,
@@ -188,7 +189,7 @@ impl Default for CudaOptions {
             tile_shape: None,
             tile_tune: TileTune::default(),
             intra_seq: None,
-            intra_kernel: false,
+            intra_kernel: true,
         }
     }
 }
