@@ -10,9 +10,9 @@
 //! totals (warp shuffles, then the warps' totals), and each thread combines its exclusive
 //! prefix into its elements; the results leave for device memory strided again (coalesced
 //! writes). A `segred` stage reduces the row in registers (strided when its operator
-//! commutes, else each thread its consecutive chunk), the block scan combines the threads'
-//! values in order and the last thread writes the row's result (also to a per-row scalar in
-//! shared memory when a later stage reads it). Every array a stage writes that a later stage
+//! commutes, else each thread its consecutive chunk), a shuffle tree per warp and then over
+//! the warps combines the threads' values in order, and thread 0 writes the row's result
+//! (also to a per-row scalar in shared memory when a later stage reads it). Every array a stage writes that a later stage
 //! reads lives in shared memory for the row (`m` elements each), so those reads never touch
 //! device memory; arrays [`futhark_ir::Intra::locals`] are not written to device memory at
 //! all.
@@ -108,7 +108,10 @@ pub fn gen_intra(prog: &KernelProgram, name: &str) -> Result<GeneratedKernel, Co
             _ => continue,
         };
         src.push_str(&operator_defs(prog, &op_prefix(k), op, neutral));
-        src.push_str(&block_xscan(&op_prefix(k)));
+        // (`operator_defs` brings the block reduction a `segred` stage uses.)
+        if matches!(k.op, SegOp::Scan(_)) {
+            src.push_str(&block_xscan(&op_prefix(k)));
+        }
         let tys: Vec<PrimType> = neutral.iter().map(|v| v.ty()).collect();
         scratch = scratch.max(32 * struct_layout(&tys).0);
     }
@@ -332,12 +335,10 @@ fn stage(
             let res = em.body(src, &r.body, 4);
             src.push_str(&make_acc(kn, "fut_v", &res, "        "));
             let _ = writeln!(src, "        fut_acc = {kn}_op(fut_acc, fut_v);\n      }}");
-            // The last thread's inclusive prefix is the row's total.
             let _ = writeln!(
                 src,
-                "      const {kn}_acc fut_pre = {kn}_block_xscan(fut_acc, ({kn}_acc*)fut_scratch);\n      \
-                 if (threadIdx.x == blockDim.x - 1) {{\n        \
-                 fut_acc = {kn}_op(fut_pre, fut_acc);"
+                "      fut_acc = {kn}_block_reduce(fut_acc, ({kn}_acc*)fut_scratch);\n      \
+                 if (threadIdx.x == 0) {{"
             );
             for (i, o) in r.outputs.iter().enumerate() {
                 let elem = prog.array(o).map(|a| a.elem).unwrap_or(PrimType::I8);
