@@ -14,6 +14,7 @@
 //! | `distribute` | splits a map whose lambda computes several SOACs into one map per SOAC |
 //! | `extract-kernels` | SOACs and regular map nests to segmented operations; host code stays |
 //! | `promote-loops` | per-thread loops of map kernels become a kernel dimension (`CompileOptions::promote_loops`) |
+//! | `forward-scratch` | reads of a point's own scratch writes become the values, arrays nothing reads go, writes at the flat index become map outputs |
 //! | `fuse-intra` | adjacent kernels over the same rows that pass arrays row by row become one program that may run with a block per row (`CompileOptions::intra_block`) |
 //! | `strip-checks` | drops the run-time checks inside kernels (`Safety::Unchecked`, `--unsafe`) |
 //!
@@ -44,7 +45,7 @@ pub use futhark_options::{CompileOptions, IntraBlock, Safety};
 pub use inline::inline;
 pub use kernels::intra::{fuse_intra, fuse_intra_every};
 pub use kernels::promote::promote_loops;
-pub use kernels::promote_program_loops;
+pub use kernels::{forward_scratch, promote_program_loops};
 pub use kernels::{extract_kernels, strip_checks};
 pub use simplify::simplify;
 
@@ -167,6 +168,11 @@ fn all_passes() -> Vec<Pass> {
                 promote_program_loops(&mut p);
                 Ok(p)
             },
+        },
+        Pass {
+            name: "forward-scratch",
+            reason: "promoted loops read back what the same point wrote to scratch rows",
+            run: |p| Ok(forward_scratch(p)),
         },
         Pass {
             name: "simplify",

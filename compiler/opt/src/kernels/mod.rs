@@ -26,6 +26,8 @@ pub use checks::strip_checks;
 mod host_loop;
 pub mod intra;
 pub mod promote;
+mod scratch;
+pub use scratch::forward_scratch;
 mod scalar;
 mod size_bounds;
 mod vector_hist;
