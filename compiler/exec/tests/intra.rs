@@ -29,6 +29,15 @@ entry compose [n][m] (ass: [n][m]i32) (bss: [n][m]i32) : ([n]i32, [n]i32) =
   unzip (map2 (\\as bs -> reduce (\\(a, b) (c, d) -> (a * c, b * c + d)) (1, 0) (zip as bs))
               ass bss)
 
+-- A map with two results per row (each thread's scratch rows, once loops are promoted),
+-- then a scan and a map: with the scratch round trip forwarded, one program of three.
+entry carry [n][m] (xss: [n][m]i32) : [n][m]i32 =
+  map (\\row ->
+         let (lo, hi) = unzip (map (\\x -> (x & 0xff, x >> 8)) row)
+         let c = scan (+) 0 hi
+         in map2 (+) lo c)
+      xss
+
 -- Both results are returned: nothing is local.
 entry both [n][m] (xss: [n][m]f32) : ([n][m]f32, [n][m]f32) =
   unzip (map (\\row -> let s = scan (*) 1 row
@@ -364,4 +373,32 @@ fn reductions_as_stages_compute_what_the_kernels_do() {
         );
         assert_eq!(r.mismatches, 0, "{entry}: worst relative error {}", r.worst);
     }
+}
+
+#[test]
+fn scratch_rows_read_back_by_the_same_point_are_forwarded() {
+    let ks = kernel_programs("carry");
+    let fused: Vec<_> = ks.iter().filter(|k| k.program.intra.is_some()).collect();
+    assert_eq!(
+        fused.len(),
+        1,
+        "{:#?}",
+        ks.iter().map(|k| &k.program).collect::<Vec<_>>()
+    );
+    let p = &fused[0].program;
+    assert_eq!(p.kernels.len(), 3, "{p:#?}");
+    // No kernel writes an array itself, and no scratch array is left.
+    for k in &p.kernels {
+        let mut writes = 0;
+        k.op.body().walk(&mut |_| {}, &mut |_| writes += 1);
+        assert_eq!(writes, 0, "{p:#?}");
+    }
+    assert_eq!(p.intra.as_ref().unwrap().locals.len(), 3, "{p:#?}");
+    agree_values(
+        "carry",
+        SRC,
+        "carry",
+        "[[258i32, 513i32, 7i32], [-1i32, 256i32, 1000i32]]",
+        "[[3i32, 4i32, 10i32], [254i32, 0i32, 235i32]]",
+    );
 }
