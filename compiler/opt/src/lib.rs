@@ -45,8 +45,8 @@ pub use futhark_options::{CompileOptions, IntraBlock, Safety};
 pub use inline::inline;
 pub use kernels::intra::{fuse_intra, fuse_intra_every};
 pub use kernels::promote::promote_loops;
-pub use kernels::{forward_scratch, promote_program_loops};
 pub use kernels::{extract_kernels, strip_checks};
+pub use kernels::{forward_scratch, promote_program_loops};
 pub use simplify::simplify;
 
 /// Why a pass failed: a construct it cannot handle (reported to the user) or a program it

@@ -47,7 +47,9 @@ pub fn forward_scratch(mut prog: Program) -> Program {
         drop_dead(&mut f.body, &prog.kernels, &launched, &mut programs);
     }
     for k in &mut prog.kernels {
-        let mut p = programs.remove(&k.name).unwrap_or_else(|| k.program.clone());
+        let mut p = programs
+            .remove(&k.name)
+            .unwrap_or_else(|| k.program.clone());
         for i in 0..p.kernels.len() {
             let op = writes_to_outputs(&p, &p.kernels[i]);
             p.kernels[i].op = op;
@@ -80,7 +82,9 @@ fn count_launches(b: &HostBody, out: &mut HashMap<Name, usize>) {
 /// How often each array is written anywhere in `stms` (nested statements included).
 fn write_counts(stms: &[Stm], out: &mut HashMap<Name, usize>) {
     for s in stms {
-        s.walk(&mut |_| {}, &mut |a| *out.entry(a.clone()).or_default() += 1);
+        s.walk(&mut |_| {}, &mut |a| {
+            *out.entry(a.clone()).or_default() += 1
+        });
     }
 }
 
@@ -295,9 +299,7 @@ fn drop_dead(
     programs: &mut HashMap<Name, KernelProgram>,
 ) {
     for s in &mut body.stms {
-        crate::util::inner_bodies_mut(&mut s.exp, &mut |b| {
-            drop_dead(b, defs, launched, programs)
-        });
+        crate::util::inner_bodies_mut(&mut s.exp, &mut |b| drop_dead(b, defs, launched, programs));
     }
     for i in 0..body.stms.len() {
         let HostExp::Launch(l) = &body.stms[i].exp else {
