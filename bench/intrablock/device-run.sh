@@ -4,8 +4,8 @@
 # under `timeout` (a hung kernel must not eat the call). Parts (all by default):
 #  check  LocVolCalib's small, medium and large against their .out files with the one-kernel
 #         versions on; the micro-benchmarks' entries on the GPU against the CPU twin.
-#  lvc    LocVolCalib with intra-block programs off (FUTHARK_INTRA=0: the kernels of the
-#         previous sessions) and on, interleaved twice, same binary; a profile.
+#  lvc    LocVolCalib: the kernels before issue 27 (futhark-rs-base, FUTHARK_INTRA=0), this
+#         build without intra-block programs, and this build, interleaved twice; profiles.
 #  corpus the corpus programs that have intra-block programs (.gpu/intra-list.txt, paths
 #         in .gpu/corpus): `test --mode cuda` with the one-kernel versions off, then on.
 #  micro  intra.fut (multi-stage rows) and soacs.fut (seed 002's one-SOAC rows, FUTHARK_INTRA=all):
@@ -38,16 +38,35 @@ if [[ $parts == *check* ]]; then
   done 2>&1 | tee "$out/micro-check.txt"
 fi
 if [[ $parts == *lvc* ]]; then
+  # base: .gpu/bin/futhark-rs-base (a build without forward-scratch) with FUTHARK_INTRA=0,
+  # the kernels before issue 27; scratch: this build with FUTHARK_INTRA=0; intra: this build.
+  base=$bin/futhark-rs-base
   echo "== LocVolCalib"
   for round in 1 2; do
-    for intra in 0 1; do
-      FUTHARK_INTRA=$intra timeout 120 $f bench --backend cuda --gpus 1 --runs 10 --json "$out/lvc-intra$intra-r$round.json" "$lvc" 2>&1 | tail -4 | sed "s/^/intra=$intra r$round: /"
+    for cfg in base scratch intra; do
+      case $cfg in
+        base) [[ -x $base ]] || continue; cmd=(env FUTHARK_INTRA=0 "$base") ;;
+        scratch) cmd=(env FUTHARK_INTRA=0 "$f") ;;
+        intra) cmd=("$f") ;;
+      esac
+      timeout 120 "${cmd[@]}" bench --backend cuda --gpus 1 --runs 10 --json "$out/lvc-$cfg-r$round.json" "$lvc" 2>&1 | tail -4 | sed "s/^/$cfg r$round: /"
     done
   done | tee "$out/lvc-bench.txt"
-  for intra in 0 1; do
-    FUTHARK_INTRA=$intra timeout 90 $f bench --backend cuda --gpus 1 --runs 3 --profile -e main \
-      --input .gpu/bench/LocVolCalib-data/large.in "$lvc" > "$out/lvc-profile-intra$intra.txt" 2>&1
+  for cfg in base intra; do
+    case $cfg in
+      base) [[ -x $base ]] || continue; cmd=(env FUTHARK_INTRA=0 "$base") ;;
+      intra) cmd=("$f") ;;
+    esac
+    timeout 90 "${cmd[@]}" bench --backend cuda --gpus 1 --runs 3 --profile -e main \
+      --input .gpu/bench/LocVolCalib-data/large.in "$lvc" > "$out/lvc-profile-$cfg.txt" 2>&1
   done
+fi
+if [[ $parts == *corpus* ]]; then
+  echo "== corpus"
+  (cd .gpu/corpus && for k in 0 1; do
+    FUTHARK_INTRA_KERNEL=$k timeout 280 ../bin/futhark-rs test --mode cuda --gpus 1 --timeout 60 -j 8 \
+      --json "$out/corpus-kernel$k.json" $(cat ../intra-list.txt) 2>&1 | tail -3 | sed "s/^/kernel=$k: /"
+  done) | tee "$out/corpus.txt"
 fi
 if [[ $parts == *micro* ]]; then
   echo "== micro"
@@ -60,11 +79,4 @@ if [[ $parts == *micro* ]]; then
       FUTHARK_INTRA_Q=$q timeout 120 $f bench --backend cuda --gpus 1 --runs 10 --json "$out/$prog-q$q.json" $p 2>&1 | grep -v '^bench:' | sed "s/^/q=$q: /"
     done
   done | tee "$out/micro-bench.txt"
-fi
-if [[ $parts == *corpus* ]]; then
-  echo "== corpus"
-  (cd .gpu/corpus && for k in 0 1; do
-    FUTHARK_INTRA_KERNEL=$k timeout 280 ../bin/futhark-rs test --mode cuda --gpus 1 --timeout 60 -j 8 \
-      --json "$out/corpus-kernel$k.json" $(cat ../intra-list.txt) 2>&1 | tail -3 | sed "s/^/kernel=$k: /"
-  done) | tee "$out/corpus.txt"
 fi
