@@ -75,7 +75,7 @@ if [[ $parts == *micro* ]]; then
     export FUTHARK_INTRA=all
     FUTHARK_INTRA_KERNEL=0 timeout 120 $f bench --backend cuda --gpus 1 --runs 10 --json "$out/$prog-sep.json" $p 2>&1 | grep -v '^bench:' | sed "s/^/sep: /"
     timeout 120 $f bench --backend cuda --gpus 1 --runs 10 --json "$out/$prog-auto.json" $p 2>&1 | grep -v '^bench:' | sed "s/^/auto: /"
-    for q in 1 2 4 8; do
+    for q in ${QS:-1 2 4 8}; do
       FUTHARK_INTRA_Q=$q timeout 120 $f bench --backend cuda --gpus 1 --runs 10 --json "$out/$prog-q$q.json" $p 2>&1 | grep -v '^bench:' | sed "s/^/q=$q: /"
     done
   done | tee "$out/micro-bench.txt"
