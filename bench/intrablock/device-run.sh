@@ -64,7 +64,7 @@ fi
 if [[ $parts == *corpus* ]]; then
   echo "== corpus"
   (cd .gpu/corpus && for k in 0 1; do
-    FUTHARK_INTRA_KERNEL=$k timeout 280 ../bin/futhark-rs test --mode cuda --gpus 1 --timeout 60 -j 8 \
+    FUTHARK_INTRA_KERNEL=$k timeout ${CORPUS_S:-280} ../bin/futhark-rs test --mode cuda --gpus 1 --timeout 60 -j 8 \
       --json "$out/corpus-kernel$k.json" $(cat ../intra-list.txt) 2>&1 | tail -3 | sed "s/^/kernel=$k: /"
   done) | tee "$out/corpus.txt"
 fi
