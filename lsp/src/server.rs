@@ -661,6 +661,9 @@ impl LanguageServer for Server {
     }
 
     async fn completion(&self, params: CompletionParams) -> Result<Option<CompletionResponse>> {
+        // Import paths are completed from the files the workspace scan loads: a request
+        // right after start-up (CI once saw an empty list under load) waits for the scan.
+        self.workspace_ready().await;
         self.run(move |s| handlers::completion::handle(s, params))
             .await
     }
