@@ -63,6 +63,18 @@ fn kernel_programs_with(entry: &str, intra: futhark_options::IntraBlock) -> Vec<
         .collect()
 }
 
+/// The one intra-block program among `ks` (fails when there is not exactly one).
+fn the_intra_program(ks: &[KernelDef]) -> &futhark_ir::KernelProgram {
+    let fused: Vec<_> = ks.iter().filter(|k| k.program.intra.is_some()).collect();
+    assert_eq!(
+        fused.len(),
+        1,
+        "{:#?}",
+        ks.iter().map(|k| &k.program).collect::<Vec<_>>()
+    );
+    &fused[0].program
+}
+
 #[test]
 fn a_scan_then_a_map_of_each_row_is_one_intra_block_program() {
     let ks = kernel_programs("scan_map");
@@ -110,9 +122,7 @@ fn a_read_of_another_row_keeps_the_kernels_apart() {
 #[test]
 fn results_read_after_the_program_are_not_local() {
     let ks = kernel_programs("both");
-    let fused: Vec<_> = ks.iter().filter(|k| k.program.intra.is_some()).collect();
-    assert_eq!(fused.len(), 1);
-    let intra = fused[0].program.intra.as_ref().unwrap();
+    let intra = the_intra_program(&ks).intra.as_ref().unwrap();
     // The scan's result is read by the map only; the map's two results leave the program.
     assert_eq!(intra.locals.len(), 1);
     agree_values(
@@ -295,14 +305,7 @@ fn the_one_kernel_version_computes_what_the_kernels_do() {
 #[test]
 fn a_row_sum_read_by_a_later_map_is_a_per_row_scalar() {
     let ks = kernel_programs("centre");
-    let fused: Vec<_> = ks.iter().filter(|k| k.program.intra.is_some()).collect();
-    assert_eq!(
-        fused.len(),
-        1,
-        "{:#?}",
-        ks.iter().map(|k| &k.program).collect::<Vec<_>>()
-    );
-    let p = &fused[0].program;
+    let p = the_intra_program(&ks);
     assert!(
         p.kernels
             .iter()
@@ -324,10 +327,9 @@ fn lone_kernels_over_rows_are_intra_block_only_when_asked() {
     let runs = kernel_programs("compose");
     assert!(runs.iter().all(|k| k.program.intra.is_none()));
     let every = kernel_programs_with("compose", futhark_options::IntraBlock::Every);
-    let fused: Vec<_> = every.iter().filter(|k| k.program.intra.is_some()).collect();
-    assert_eq!(fused.len(), 1, "{every:#?}");
-    assert_eq!(fused[0].program.kernels.len(), 1);
-    futhark_ir::check_program(&fused[0].program).expect("the checker accepts it");
+    let p = the_intra_program(&every);
+    assert_eq!(p.kernels.len(), 1);
+    futhark_ir::check_program(p).expect("the checker accepts it");
 }
 
 #[cfg(feature = "cuda")]
@@ -378,14 +380,7 @@ fn reductions_as_stages_compute_what_the_kernels_do() {
 #[test]
 fn scratch_rows_read_back_by_the_same_point_are_forwarded() {
     let ks = kernel_programs("carry");
-    let fused: Vec<_> = ks.iter().filter(|k| k.program.intra.is_some()).collect();
-    assert_eq!(
-        fused.len(),
-        1,
-        "{:#?}",
-        ks.iter().map(|k| &k.program).collect::<Vec<_>>()
-    );
-    let p = &fused[0].program;
+    let p = the_intra_program(&ks);
     assert_eq!(p.kernels.len(), 3, "{p:#?}");
     // No kernel writes an array itself, and no scratch array is left.
     for k in &p.kernels {

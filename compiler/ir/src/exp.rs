@@ -715,7 +715,7 @@ impl Lambda {
 
 /// `e` with every variable bound in `bound` replaced by its expression (later bindings
 /// shadow earlier ones of the same name).
-fn substitute(e: &Exp, bound: &[(Name, Exp)]) -> Exp {
+pub fn substitute(e: &Exp, bound: &[(Name, Exp)]) -> Exp {
     let sub = |a: &Exp| Box::new(substitute(a, bound));
     match e {
         Exp::Var(v) => bound

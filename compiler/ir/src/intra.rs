@@ -13,22 +13,14 @@ use crate::kernel::{KernelProgram, SegOp, SegSpace, Size};
 /// The flat index of the first element of the point's row (spaces of two or more
 /// dimensions).
 pub fn row_base(space: &SegSpace) -> Option<Exp> {
-    let (inner, rows) = space.dims.split_last()?;
-    let ((g0, _), rest) = rows.split_first()?;
-    let base = rest.iter().fold(Exp::var(g0), |acc, (g, s)| {
-        acc.times(s.to_exp()).plus(Exp::var(g))
-    });
-    Some(base.times(inner.1.to_exp()))
+    let inner = space.dims.last()?;
+    Some(row_index(space)?.times(inner.1.to_exp()))
 }
 
 /// The flat index of the point's row itself (`(g0 * S1 + g1) * … + gk`): where a reduction
 /// over the row (a `segred` stage) leaves its result in an array of the rows' shape.
 pub fn row_index(space: &SegSpace) -> Option<Exp> {
-    let (_, rows) = space.dims.split_last()?;
-    let ((g0, _), rest) = rows.split_first()?;
-    Some(rest.iter().fold(Exp::var(g0), |acc, (g, s)| {
-        acc.times(s.to_exp()).plus(Exp::var(g))
-    }))
+    SegSpace::index_of(space.outer())
 }
 
 /// The offset in the point's row of a read at `idx`, when `idx` is `row_base + e` or the

@@ -80,6 +80,15 @@ impl SegSpace {
         self.dims.last()
     }
 
+    /// The row-major flat index of the point in `dims` spelt out, `(g0 * S1 + g1) * … + gk`
+    /// (`None` for no dimensions).
+    pub fn index_of(dims: &[(Name, Size)]) -> Option<Exp> {
+        let ((g0, _), rest) = dims.split_first()?;
+        Some(rest.iter().fold(Exp::var(g0), |acc, (g, s)| {
+            acc.times(s.to_exp()).plus(Exp::var(g))
+        }))
+    }
+
     /// True if `e` is the flat index of this space (the identity access that the code
     /// generator may vectorise).
     pub fn is_flat_index(&self, e: &Exp) -> bool {

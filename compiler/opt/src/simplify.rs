@@ -36,18 +36,19 @@ pub(crate) fn prune_kernels(prog: &mut Program) {
     if prog.kernels.is_empty() {
         return;
     }
-    let mut launched = HashSet::new();
+    let mut launched = HashMap::new();
     for f in &prog.funs {
         launches(&f.body, &mut launched);
     }
-    prog.kernels.retain(|k| launched.contains(&k.name));
+    prog.kernels.retain(|k| launched.contains_key(&k.name));
 }
 
-fn launches(b: &Body, out: &mut HashSet<Name>) {
+/// How many launch statements name each kernel program (in branches and loops too).
+pub(crate) fn launches(b: &Body, out: &mut HashMap<Name, usize>) {
     for s in &b.stms {
         match &s.exp {
             Exp::Launch(l) => {
-                out.insert(l.kernel.clone());
+                *out.entry(l.kernel.clone()).or_default() += 1;
             }
             Exp::If {
                 then_body,

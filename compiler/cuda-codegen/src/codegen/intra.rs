@@ -37,6 +37,11 @@ pub const INTRA_MAX_BLOCK: u32 = 1024;
 /// The fewest threads the automatic choice of `q` leaves a block with (rows that long).
 pub const INTRA_MIN_BLOCK: u32 = 64;
 
+/// Thread `t`'s chunk of a row: the `c = ⌈m / B⌉` consecutive elements `[fut_lo, fut_hi)`.
+const CHUNK: &str = "      const i64 fut_c = (fut_m + blockDim.x - 1) / blockDim.x;
+      const i64 fut_lo = fut_min(fut_m, (i64)threadIdx.x * fut_c), fut_hi = fut_min(fut_m, fut_lo + fut_c);
+";
+
 /// Generates the intra-block kernel of a program marked [`futhark_ir::Intra`].
 pub fn gen_intra(prog: &KernelProgram, name: &str) -> Result<GeneratedKernel, CodegenError> {
     let unsupported = |what: &str| CodegenError::Unsupported {
@@ -210,9 +215,9 @@ fn stage(
             space.flat
         )
     };
+    let elem = |o: &Name| prog.array(o).map(|a| a.elem).unwrap_or(PrimType::I8);
     let store = |o: &Name, v: &str, j: &str, pad: &str, s: &mut String| {
-        let elem = prog.array(o).map(|a| a.elem).unwrap_or(PrimType::I8);
-        let v = store_conv(elem, v);
+        let v = store_conv(elem(o), v);
         if let Some(b) = bufs.get(o) {
             let _ = writeln!(s, "{pad}{b}[{j}] = {v};");
         }
@@ -237,7 +242,6 @@ fn stage(
         }
         SegOp::Scan(s) => {
             let kn = &op_prefix(k);
-            let elem = |o: &Name| prog.array(o).map(|a| a.elem).unwrap_or(PrimType::I8);
             // 1. The map part, threads striding over the row (coalesced reads): each
             //    element's value into the row buffers.
             let _ = writeln!(
@@ -273,9 +277,7 @@ fn stage(
             };
             let _ = writeln!(
                 src,
-                "      const i64 fut_c = (fut_m + blockDim.x - 1) / blockDim.x;\n      \
-                 const i64 fut_lo = fut_min(fut_m, (i64)threadIdx.x * fut_c), fut_hi = fut_min(fut_m, fut_lo + fut_c);\n      \
-                 {kn}_acc fut_acc = {kn}_ne();\n      \
+                "{CHUNK}      {kn}_acc fut_acc = {kn}_ne();\n      \
                  for (i64 fut_j = fut_lo; fut_j < fut_hi; fut_j++) {{"
             );
             load(src, "fut_v");
@@ -326,9 +328,7 @@ fn stage(
                 // Each thread's consecutive chunk, combined in thread order.
                 let _ = writeln!(
                     src,
-                    "      const i64 fut_c = (fut_m + blockDim.x - 1) / blockDim.x;\n      \
-                     const i64 fut_lo = fut_min(fut_m, (i64)threadIdx.x * fut_c), fut_hi = fut_min(fut_m, fut_lo + fut_c);\n      \
-                     for (i64 fut_j = fut_lo; fut_j < fut_hi; fut_j++) {{"
+                    "{CHUNK}      for (i64 fut_j = fut_lo; fut_j < fut_hi; fut_j++) {{"
                 );
             }
             src.push_str(&indices("fut_j", "        "));
@@ -341,8 +341,7 @@ fn stage(
                  if (threadIdx.x == 0) {{"
             );
             for (i, o) in r.outputs.iter().enumerate() {
-                let elem = prog.array(o).map(|a| a.elem).unwrap_or(PrimType::I8);
-                let v = store_conv(elem, &format!("fut_acc.c{i}"));
+                let v = store_conv(elem(o), &format!("fut_acc.c{i}"));
                 if let Some(b) = bufs.get(o) {
                     let _ = writeln!(src, "        {b}[0] = {v};");
                 }

@@ -206,17 +206,7 @@ fn promoted(prog: &KernelProgram, k: &Kernel) -> Option<Promoted> {
     let mut stms = Vec::new();
     if m.space.dims.len() > 1 || m.space.dims[0].0 != m.space.flat {
         // The old flat index, which scratch rows are addressed by.
-        let old_flat = m
-            .space
-            .dims
-            .iter()
-            .fold(None::<Exp>, |acc, (d, s)| {
-                Some(match acc {
-                    None => Exp::var(d),
-                    Some(a) => a.times(s.to_exp()).plus(Exp::var(d)),
-                })
-            })
-            .unwrap_or(Exp::i64(0));
+        let old_flat = SegSpace::index_of(&m.space.dims).unwrap_or(Exp::i64(0));
         stms.push(Stm::let_(&m.space.flat, PrimType::I64, old_flat));
     }
     stms.extend(prefix.iter().cloned());
@@ -328,7 +318,8 @@ fn same_offset(idx: &Exp, base: &Exp, var: &str) -> bool {
     base_of(idx, var).is_some_and(|b| b == *base)
 }
 
-fn binders(s: &Stm, f: &mut dyn FnMut(&String)) {
+/// Calls `f` on every name `s` binds (nested statements included).
+pub(super) fn binders(s: &Stm, f: &mut dyn FnMut(&String)) {
     match s {
         Stm::Let { name, .. } | Stm::Mut { name, .. } => f(name),
         Stm::Assign { .. } | Stm::Write { .. } | Stm::Check(_) => {}

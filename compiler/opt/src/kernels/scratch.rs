@@ -30,7 +30,7 @@ use futhark_ir::{Exp, Kernel, KernelProgram, Name, SegOp, SegSpace, Stm};
 pub fn forward_scratch(mut prog: Program) -> Program {
     let mut launched: HashMap<Name, usize> = HashMap::new();
     for f in &prog.funs {
-        count_launches(&f.body, &mut launched);
+        crate::simplify::launches(&f.body, &mut launched);
     }
     let mut programs: HashMap<Name, KernelProgram> = HashMap::new();
     for k in &prog.kernels {
@@ -61,24 +61,6 @@ pub fn forward_scratch(mut prog: Program) -> Program {
     prog
 }
 
-fn count_launches(b: &HostBody, out: &mut HashMap<Name, usize>) {
-    for s in &b.stms {
-        match &s.exp {
-            HostExp::Launch(l) => *out.entry(l.kernel.clone()).or_default() += 1,
-            HostExp::If {
-                then_body,
-                else_body,
-                ..
-            } => {
-                count_launches(then_body, out);
-                count_launches(else_body, out);
-            }
-            HostExp::Loop { body, .. } => count_launches(body, out),
-            _ => {}
-        }
-    }
-}
-
 /// How often each array is written anywhere in `stms` (nested statements included).
 fn write_counts(stms: &[Stm], out: &mut HashMap<Name, usize>) {
     for s in stms {
@@ -88,35 +70,11 @@ fn write_counts(stms: &[Stm], out: &mut HashMap<Name, usize>) {
     }
 }
 
-/// Names bound anywhere in `stms`.
-fn binders(stms: &[Stm], out: &mut HashSet<Name>) {
-    for s in stms {
-        match s {
-            Stm::Let { name, .. } | Stm::Mut { name, .. } => {
-                out.insert(name.clone());
-            }
-            Stm::For { var, body, .. } => {
-                out.insert(var.clone());
-                binders(body, out);
-            }
-            Stm::If {
-                then_branch,
-                else_branch,
-                ..
-            } => {
-                binders(then_branch, out);
-                binders(else_branch, out);
-            }
-            Stm::Assign { .. } | Stm::Write { .. } | Stm::Check(_) => {}
-        }
-    }
-}
-
 /// Index expressions with the body's top-level `let`s of read-free expressions expanded,
 /// so that two spellings of one element compare equal.
 #[derive(Default)]
 struct Expander {
-    defs: HashMap<Name, Exp>,
+    defs: Vec<(Name, Exp)>,
 }
 
 impl Expander {
@@ -126,24 +84,27 @@ impl Expander {
             exp.for_each_read(&mut |_, _| reads = true);
             if !reads {
                 let e = self.expand(exp);
-                self.defs.insert(name.clone(), e);
+                self.defs.push((name.clone(), e));
             }
         }
     }
 
     fn expand(&self, e: &Exp) -> Exp {
-        let mut e = e.clone();
-        rewrite(&mut e, &mut |x| match x {
-            Exp::Var(v) => match self.defs.get(v) {
-                Some(d) => {
-                    *x = d.clone();
-                    true
-                }
-                None => false,
-            },
-            _ => false,
-        });
-        e
+        futhark_ir::exp::substitute(e, &self.defs)
+    }
+}
+
+/// Replaces `x` by the name holding the value, when it reads an element a forwarded write
+/// (`known`: array, expanded index, name) wrote.
+fn forward_read(x: &mut Exp, ex: &Expander, known: &[(Name, Exp, Name)]) -> bool {
+    let Exp::Read(a, idx) = x else { return false };
+    let at = ex.expand(idx);
+    match known.iter().find(|(ka, ki, _)| ka == a && *ki == at) {
+        Some((_, _, v)) => {
+            *x = Exp::Var(v.clone());
+            true
+        }
+        None => false,
     }
 }
 
@@ -208,28 +169,19 @@ fn forward_kernel(prog: &KernelProgram, k: &Kernel) -> SegOp {
     let mut counts = HashMap::new();
     write_counts(&m.body.stms, &mut counts);
     let mut taken = HashSet::new();
-    binders(&m.body.stms, &mut taken);
+    for s in &m.body.stms {
+        super::promote::binders(s, &mut |n| {
+            taken.insert(n.clone());
+        });
+    }
     let mut ex = Expander::default();
     // (array, expanded index) of each forwarded write, and the name holding its value.
     let mut known: Vec<(Name, Exp, Name)> = Vec::new();
     let mut stms = Vec::with_capacity(m.body.stms.len());
     for mut s in m.body.stms.clone() {
-        {
-            let mut forward = |e: &mut Exp| {
-                rewrite(e, &mut |x| {
-                    let Exp::Read(a, idx) = x else { return false };
-                    let at = ex.expand(idx);
-                    match known.iter().find(|(ka, ki, _)| ka == a && *ki == at) {
-                        Some((_, _, v)) => {
-                            *x = Exp::Var(v.clone());
-                            true
-                        }
-                        None => false,
-                    }
-                })
-            };
-            rewrite_stms(std::slice::from_mut(&mut s), &mut forward);
-        }
+        rewrite_stms(std::slice::from_mut(&mut s), &mut |e| {
+            rewrite(e, &mut |x| forward_read(x, &ex, &known))
+        });
         if let Stm::Write {
             array,
             index,
@@ -257,17 +209,7 @@ fn forward_kernel(prog: &KernelProgram, k: &Kernel) -> SegOp {
     }
     let mut results = m.body.results.clone();
     for r in &mut results {
-        rewrite(r, &mut |x| {
-            let Exp::Read(a, idx) = x else { return false };
-            let at = ex.expand(idx);
-            match known.iter().find(|(ka, ki, _)| ka == a && *ki == at) {
-                Some((_, _, v)) => {
-                    *x = Exp::Var(v.clone());
-                    true
-                }
-                None => false,
-            }
-        });
+        rewrite(r, &mut |x| forward_read(x, &ex, &known));
     }
     let mut out = m.clone();
     out.body = futhark_ir::Body::new(stms, results);
@@ -398,20 +340,12 @@ fn drop_writes(stms: &mut Vec<Stm>, names: &HashSet<Name>) {
     }
 }
 
-/// The space's flat index of the point, spelt out: `(g0 * S1 + g1) * … + gk`.
-fn flat_exp(space: &SegSpace) -> Option<Exp> {
-    let ((g0, _), rest) = space.dims.split_first()?;
-    Some(rest.iter().fold(Exp::var(g0), |acc, (g, s)| {
-        acc.times(s.to_exp()).plus(Exp::var(g))
-    }))
-}
-
 /// Step 3 on one kernel: writes at the point's flat index become outputs of the map.
 fn writes_to_outputs(prog: &KernelProgram, k: &Kernel) -> SegOp {
     let SegOp::Map(m) = &k.op else {
         return k.op.clone();
     };
-    let Some(flat) = flat_exp(&m.space) else {
+    let Some(flat) = SegSpace::index_of(&m.space.dims) else {
         return k.op.clone();
     };
     let mut counts = HashMap::new();
